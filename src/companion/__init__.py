@@ -1,0 +1,7 @@
+"""Grokking, Reproduced: the shared library behind the book.
+
+Importing ``companion`` is cheap (no torch, no Jupyter) so that the ``companion`` command
+starts fast; submodules import their heavy dependencies themselves.
+"""
+
+__version__ = "0.1.0"

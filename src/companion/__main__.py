@@ -1,0 +1,5 @@
+"""``python -m companion`` is the ``companion`` command."""
+
+from companion.cli import main
+
+raise SystemExit(main())

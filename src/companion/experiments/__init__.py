@@ -1,0 +1,32 @@
+"""One module per chapter: named, cached experiment functions (config in, curves out).
+
+Every chapter module defines
+
+* frozen config dataclasses whose defaults are the paper's values, and the profiles
+  (``smoke``/``cpu``/``paper``) as ``dataclasses.replace`` of them;
+* experiment functions decorated with :func:`companion.cache.experiment`;
+* ``run_all(profile, device, seed)``, which computes every experiment the chapter shows, so
+  that ``companion run CHAPTER`` can fill the cache on a machine without Jupyter.
+
+:data:`CHAPTERS` maps a chapter's name (its file ``book/<name>.py``) to its module.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+CHAPTERS = {
+    "grokking": "companion.experiments.grokking",
+    "linear_estimators": "companion.experiments.linear_estimators",
+    "progress_measures": "companion.experiments.progress_measures",
+    "lazy_rich": "companion.experiments.lazy_rich",
+    "groktransfer": "companion.experiments.groktransfer",
+}
+
+
+def chapter_module(name: str) -> ModuleType:
+    from companion.profiles import one_of
+
+    one_of("chapter", name, list(CHAPTERS))
+    return importlib.import_module(CHAPTERS[name])
