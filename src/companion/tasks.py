@@ -1,0 +1,93 @@
+"""Datasets of the book, each a pure function of its sizes and a seed.
+
+Modular arithmetic (Power et al. 2022; Nanda et al. 2023, §3): every pair (a, b) with
+a, b ∈ {0, …, p−1} is labelled c = f(a, b) mod p; a random fraction of the p² pairs is the
+training set and the rest the test set. Inputs are token sequences ``[a, b, =]`` with the
+``=`` token numbered p, as in Nanda et al.'s code (``d_vocab = p + 1``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+
+#: the binary operations used across the papers, as functions of integer tensors
+OPERATIONS: dict[str, Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]] = {
+    "add": lambda a, b, p: (a + b) % p,
+    "sub": lambda a, b, p: (a - b) % p,
+    "mul": lambda a, b, p: (a * b) % p,
+    # division a / b = a · b^(p−2) (Fermat), defined for b ≠ 0; b = 0 pairs are dropped
+    "div": lambda a, b, p: (a * _pow_mod(b, p - 2, p)) % p,
+    "x2+xy+y2": lambda a, b, p: (a * a + a * b + b * b) % p,
+    "x2+y2": lambda a, b, p: (a * a + b * b) % p,
+    "x3+xy": lambda a, b, p: (a ** 3 + a * b) % p,
+}
+
+
+def _pow_mod(x: torch.Tensor, e: int, p: int) -> torch.Tensor:
+    out = torch.ones_like(x)
+    base = x % p
+    while e:
+        if e & 1:
+            out = (out * base) % p
+        base = (base * base) % p
+        e >>= 1
+    return out
+
+
+@dataclass(frozen=True)
+class ModularData:
+    """Full-batch train/test tensors of a modular-arithmetic task.
+
+    ``*_x`` are int64 ``(n, 3)`` token sequences ``[a, b, p]``; ``*_y`` int64 labels in [0, p).
+    """
+
+    p: int
+    op: str
+    train_x: torch.Tensor
+    train_y: torch.Tensor
+    test_x: torch.Tensor
+    test_y: torch.Tensor
+
+    def to(self, device: str) -> "ModularData":
+        return ModularData(self.p, self.op, *(t.to(device) for t in
+                                              (self.train_x, self.train_y, self.test_x, self.test_y)))
+
+    @property
+    def n_train(self) -> int:
+        return len(self.train_y)
+
+
+def modular_table(p: int, op: str = "add") -> tuple[torch.Tensor, torch.Tensor]:
+    """All pairs in row-major order: ``(pairs (n, 2), labels (n,))``; ``div`` drops b = 0."""
+    from companion.profiles import one_of
+
+    one_of("operation", op, list(OPERATIONS))
+    a = torch.arange(p).repeat_interleave(p)
+    b = torch.arange(p).repeat(p)
+    if op == "div":
+        keep = b != 0
+        a, b = a[keep], b[keep]
+    return torch.stack([a, b], 1), OPERATIONS[op](a, b, p)
+
+
+def with_equals(pairs: torch.Tensor, p: int) -> torch.Tensor:
+    """Append the ``=`` token (numbered p) to each pair: ``(n, 2) -> (n, 3)``."""
+    return torch.cat([pairs, torch.full((len(pairs), 1), p, dtype=pairs.dtype)], 1)
+
+
+def modular_arithmetic(p: int, op: str = "add", train_frac: float = 0.3, seed: int = 0) -> ModularData:
+    """A random ``train_frac`` of all pairs for training, the rest for testing.
+
+    The split is a permutation drawn from ``torch.Generator().manual_seed(seed)``.
+    """
+    if not 0 < train_frac < 1:
+        raise ValueError(f"train_frac must be in (0, 1), got {train_frac}")
+    pairs, labels = modular_table(p, op)
+    perm = torch.randperm(len(labels), generator=torch.Generator().manual_seed(seed))
+    n_train = int(round(train_frac * len(labels)))
+    tr, te = perm[:n_train], perm[n_train:]
+    x = with_equals(pairs, p)
+    return ModularData(p, op, x[tr], labels[tr], x[te], labels[te])
