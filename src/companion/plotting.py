@@ -7,12 +7,9 @@ never train or compute. Each figure is titled with the paper's figure number via
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("MPLBACKEND", "agg")
-
-import matplotlib as mpl  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib as mpl
+import matplotlib.pyplot as plt  # in a kernel this activates the inline backend's formatters
+from matplotlib.figure import Figure
 
 STYLE = {
     "figure.dpi": 100,
@@ -34,7 +31,21 @@ TRAIN, TEST = "#1f77b4", "#d62728"
 
 
 def use_style() -> None:
+    """Apply the house style; inside a Jupyter kernel also make Figures display as PNG.
+
+    Figures made by :func:`subplots` are not pyplot's, and the inline backend registers its
+    display formatter only for figures it manages, so it is registered here explicitly.
+    """
     mpl.rcParams.update(STYLE)
+    try:
+        from IPython import get_ipython
+
+        if get_ipython() is not None:
+            from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+            set_matplotlib_formats("png")
+    except ImportError:  # no IPython: a plain script or `companion run`
+        pass
 
 
 def paper_title(ax, ref: str, text: str) -> None:
@@ -49,7 +60,11 @@ def sweep_colors(n: int, cmap: str = "viridis"):
 
 
 def subplots(nrows: int = 1, ncols: int = 1, width: float = 4.2, height: float = 3.4, **kw):
-    """``plt.subplots`` sized per panel, with constrained layout."""
+    """A new Figure and a 2-D array of axes, sized per panel, with constrained layout.
+
+    The Figure is not registered with pyplot: it is displayed once, where the chapter shows
+    it (as a cell's value), never again at the end of the cell, and never leaks memory.
+    """
     kw.setdefault("squeeze", False)
-    return plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows),
-                        layout="constrained", **kw)
+    fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
+    return fig, fig.subplots(nrows, ncols, **kw)

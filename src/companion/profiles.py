@@ -118,8 +118,23 @@ def setup(profile: str = DEFAULT_PROFILE, device: str = "auto", seed: int = 0) -
     torch.use_deterministic_algorithms(True, warn_only=True)
     torch.manual_seed(seed)
     random.seed(seed)
-    os.environ.setdefault("MPLBACKEND", "agg")
     from companion import plotting
 
     plotting.use_style()
     return RunContext(profile, dev, seed, threads(), torch.__version__)
+
+
+def departures_table(pairs: Mapping[str, tuple[Any, Any]], profile: str):
+    """A Markdown table of every departure from the paper, for the top of a chapter.
+
+    ``pairs`` maps an experiment's name to ``(config at this profile, the paper's config)``.
+    """
+    from IPython.display import Markdown
+
+    rows = [(name, f, a, b) for name, (cfg, paper) in pairs.items() for f, a, b in departures(cfg, paper)]
+    if not rows:
+        return Markdown(f"At profile **{profile}** every setting is the paper's.")
+    lines = [f"At profile **{profile}** these settings depart from the paper's:", "",
+             "| experiment | setting | paper | here |", "|---|---|---|---|"]
+    lines += [f"| {n} | `{f}` | {a} | {b} |" for n, f, a, b in rows]
+    return Markdown("\n".join(lines))

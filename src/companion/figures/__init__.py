@@ -1,0 +1,1 @@
+"""Figure functions, one module per chapter: results in, matplotlib Figure out."""

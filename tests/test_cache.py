@@ -1,0 +1,106 @@
+"""The results cache: keys, atomic writes, corruption, resuming an interrupted build."""
+
+import os
+import time
+from dataclasses import dataclass
+
+import pytest
+
+from companion import cache
+
+
+@dataclass(frozen=True)
+class Cfg:
+    n: int = 3
+    x: float = 0.5
+    name: str = "a"
+
+
+calls = []
+
+
+@cache.experiment
+def square(cfg: Cfg, device: str = "cpu") -> dict:
+    calls.append(cfg)
+    return {"y": [cfg.n ** 2, cfg.x]}
+
+
+@cache.experiment
+def explode(cfg: Cfg, device: str = "cpu") -> dict:
+    raise RuntimeError("killed midway")
+
+
+def test_second_call_is_served_from_the_cache(isolated):
+    calls.clear()
+    assert square(Cfg()) == {"y": [9, 0.5]}
+    assert square(Cfg()) == {"y": [9, 0.5]}
+    assert len(calls) == 1
+
+
+def test_key_covers_every_config_field_and_the_device(isolated):
+    base = cache.key("f", Cfg(), "cpu")
+    assert cache.key("f", Cfg(x=0.5000001), "cpu") != base
+    assert cache.key("f", Cfg(name="b"), "cpu") != base
+    assert cache.key("f", Cfg(), "cuda:0") != base
+    assert cache.key("g", Cfg(), "cpu") != base
+    assert cache.key("f", Cfg(), "cpu") == base
+
+
+def test_key_covers_the_library_source(isolated, monkeypatch):
+    base = cache.key("f", Cfg(), "cpu")
+    monkeypatch.setattr(cache, "_source_hash", "another library")
+    assert cache.key("f", Cfg(), "cpu") != base
+
+
+def test_interrupted_build_resumes_without_recomputing(isolated):
+    """Experiment 1 finishes, experiment 2 dies; the rerun recomputes only experiment 2."""
+    calls.clear()
+    square(Cfg(n=4))
+    with pytest.raises(RuntimeError):
+        explode(Cfg())
+    cache.computed.clear()
+    square(Cfg(n=4))
+    assert len(calls) == 1 and cache.computed == []
+
+
+def test_corrupt_entry_is_detected_and_recomputed(isolated, capsys):
+    calls.clear()
+    square(Cfg(n=5))
+    (entry,) = list((isolated / "cache").glob("square-*.pkl"))
+    data = entry.read_bytes()
+    entry.write_bytes(data[:-3] + b"xyz")  # flipped payload bytes
+    assert square(Cfg(n=5)) == {"y": [25, 0.5]}
+    assert len(calls) == 2
+    assert "corrupt" in capsys.readouterr().err
+    entry.write_bytes(data[: len(data) // 2])  # truncated write
+    assert square(Cfg(n=5)) == {"y": [25, 0.5]} and len(calls) == 3
+
+
+def test_store_is_atomic_and_leaves_no_temporary_files(isolated, monkeypatch):
+    path = isolated / "cache" / "x.pkl"
+    cache.store(path, {"a": 1})
+
+    def fail(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError):
+        cache.store(path, {"a": 2})
+    monkeypatch.undo()
+    assert cache.load(path) == (True, {"a": 1})  # the old entry is intact
+    assert [p.name for p in path.parent.iterdir()] == ["x.pkl"]
+
+
+def test_fresh_ignores_entries_written_before_the_build_started(isolated, monkeypatch):
+    calls.clear()
+    square(Cfg(n=6))
+    time.sleep(0.05)
+    monkeypatch.setenv("COMPANION_FRESH_BEFORE", str(time.time()))
+    square(Cfg(n=6))
+    square(Cfg(n=6))  # written by the fresh build itself: reused
+    assert len(calls) == 2
+
+
+def test_unsupported_config_values_are_refused():
+    with pytest.raises(TypeError):
+        cache.key("f", {"fn": print}, "cpu")

@@ -1,0 +1,62 @@
+"""The companion command: bad input gets one line naming the valid values, exit 2."""
+
+import pytest
+
+from companion.build import validate_parameters
+from companion.profiles import ParameterError, departures, one_of, resolve_device, select
+
+from conftest import companion
+
+
+@pytest.mark.parametrize("args, valid", [
+    (["build", "--profile", "nope"], "smoke, cpu, paper"),
+    (["build", "--device", "tpu"], "auto, cpu, cuda"),
+    (["build", "--chapter", "nope", "--profile", "smoke"], "grokking"),
+    (["run", "nope", "--profile", "smoke"], "grokking"),
+    (["run", "grokking", "--profile", "nope"], "smoke, cpu, paper"),
+    (["build", "--profile", "smoke", "--chapter", "grokking", "-p", "lr=3"], "profile, device, seed"),
+])
+def test_unknown_values_give_one_line_and_exit_2(args, valid):
+    proc = companion(*args)
+    assert proc.returncode == 2, proc.stderr
+    lines = [l for l in proc.stderr.splitlines() if l.strip()]
+    assert len(lines) == 1 and "Traceback" not in proc.stderr
+    assert valid in lines[0]
+
+
+def test_unknown_subcommand_option_is_one_line():
+    proc = companion("build", "--bogus")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_select_and_one_of():
+    assert select({"smoke": 1, "cpu": 2, "paper": 3}, "cpu") == 2
+    with pytest.raises(ParameterError, match="smoke, cpu, paper"):
+        select({"smoke": 1, "cpu": 2, "paper": 3}, "gpu")
+    with pytest.raises(ParameterError, match="a, b"):
+        one_of("thing", "c", ["a", "b"])
+
+
+def test_cuda_without_a_gpu_is_a_clear_error():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    with pytest.raises(ParameterError, match="no GPU"):
+        resolve_device("cuda")
+    assert resolve_device("auto") == "cpu"
+
+
+def test_validate_parameters_lists_the_declared_ones():
+    declared = {"profile": "cpu", "device": "auto", "seed": 0}
+    validate_parameters("x", declared, {"profile": "smoke", "seed": 3})
+    with pytest.raises(ParameterError, match="valid parameters: profile, device, seed"):
+        validate_parameters("x", declared, {"lr": 1})
+
+
+def test_departures_lists_nested_fields():
+    from companion.experiments import grokking
+
+    d = {name: (paper, here) for name, paper, here in departures(grokking.PROFILES["cpu"], grokking.PAPER)}
+    assert d["p"] == (113, 47) and d["train.lr"] == (1e-3, 3e-3) and d["model.p"] == (113, 47)
+    assert departures(grokking.PROFILES["paper"], grokking.PAPER) == []
