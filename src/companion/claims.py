@@ -141,6 +141,12 @@ class Claim:
     def ok(self) -> bool:
         return self.verdict in ("held", "known-deviation")
 
+    def _repr_markdown_(self) -> str:
+        """Shown in the chapter where the claim is checked."""
+        reason = f" ({self.reason})" if self.reason else ""
+        return (f"**{BADGE[self.verdict]}**{reason} — `{self.id}` ({self.paper_ref}): {self.statement}. "
+                f"Measured **{_fmt(self.measured)}**, expected {self.expected}.")
+
 
 def verdict(holds: bool, known_deviation: str | None) -> str:
     """The verdict table of the module docstring."""

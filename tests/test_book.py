@@ -1,0 +1,109 @@
+"""The book as a reader gets it: a smoke build of every chapter, opened in headless Chromium.
+
+The build runs once per test session (it is `make test`'s end-to-end tier); the pages are then
+checked in Debian's chromium driven by playwright-core: each chapter page loads, shows its
+figures (images with a non-zero rendered size), has no error output, and renders its math with
+the vendored MathJax, without a network.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from companion.build import toc_chapters
+from companion.claims import load_claims
+from conftest import ROOT, companion
+
+OUT = ROOT / "_build" / "test-smoke"
+PLAYWRIGHT = ROOT / ".vendor" / "node_modules" / "playwright-core"
+CHAPTERS = toc_chapters(ROOT)
+
+
+@pytest.fixture(scope="module")
+def smoke_book():
+    proc = companion("build", "--profile", "smoke", "--out", str(OUT), timeout=1800)
+    print(proc.stdout[-4000:], proc.stderr[-4000:])
+    return proc
+
+
+@pytest.mark.book
+def test_smoke_build_succeeds(smoke_book):
+    assert smoke_book.returncode == 0, smoke_book.stderr[-3000:]
+    build = json.loads((OUT / "build.json").read_text())
+    assert sorted(build["chapters"]) == sorted(CHAPTERS)
+    assert all(c["ok"] for c in build["chapters"].values())
+
+
+@pytest.mark.book
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_chapter_records_claims(smoke_book, chapter):
+    recs = [r for r in load_claims(OUT / "claims") if r.chapter == chapter]
+    assert recs, f"{chapter} recorded no claims"
+    assert all(r.profile == "smoke" for r in recs)
+    nb = json.loads((OUT / "executed" / f"{chapter}.ipynb").read_text())
+    assert nb["metadata"]["papermill"]["exception"] is False
+    assert nb["metadata"]["papermill"]["parameters"]["profile"] == "smoke"
+
+
+@pytest.mark.book
+def test_report_lists_every_chapter_and_claim(smoke_book):
+    report = (OUT / "html" / "book" / "report.html").read_text()
+    for rec in load_claims(OUT / "claims"):
+        assert rec.id in report
+    for ch in CHAPTERS:
+        assert f"{ch}.html" in report
+
+
+def browse(pages):
+    node = shutil.which("node")
+    if node is None or not PLAYWRIGHT.exists() or not shutil.which("chromium"):
+        pytest.fail("the browser test needs node, playwright-core and chromium: run `make test`, "
+                    "which installs them")
+    proc = subprocess.run([node, str(ROOT / "tests" / "browser" / "check_pages.mjs"), str(PLAYWRIGHT),
+                           *map(str, pages)], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "CHROMIUM": shutil.which("chromium")})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return {r["file"]: r for r in json.loads(proc.stdout.strip().splitlines()[-1])}
+
+
+@pytest.fixture(scope="module")
+def pages(smoke_book):
+    html = OUT / "html" / "book"
+    files = [html / f"{c}.html" for c in CHAPTERS] + [html / "intro.html", html / "report.html"]
+    return browse(files)
+
+
+@pytest.mark.book
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_page_shows_figures_without_errors(pages, chapter):
+    page = pages[str(OUT / "html" / "book" / f"{chapter}.html")]
+    assert page["loaded"], page["error"]
+    assert page["text"] > 500
+    imgs = page["images"]
+    assert imgs, "no figures on the page"
+    assert all(i["complete"] and i["width"] > 0 and i["height"] > 0 for i in imgs), imgs
+    assert page["errorOutputs"] == 0 and not page["tracebackText"]
+
+
+@pytest.mark.book
+def test_math_renders_offline(pages):
+    with_math = [p for p in pages.values() if p["mathSource"] > 0]
+    assert with_math, "no page has math"
+    for p in with_math:
+        assert p["mathRendered"] > 0, f"MathJax did not typeset {p['file']}"
+    for p in pages.values():
+        assert not [u for u in p["external"] if "mathjax" in u.lower()], p["external"]
+
+
+@pytest.mark.book
+def test_same_profile_and_seed_give_identical_claims(smoke_book, tmp_path):
+    """A second, fresh build of a chapter reproduces every claim value bit for bit."""
+    proc = companion("build", "--profile", "smoke", "--chapter", "grokking", "--fresh",
+                     "--out", str(tmp_path), env={"COMPANION_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    first = {r.id: r.measured for r in load_claims(OUT / "claims") if r.chapter == "grokking"}
+    second = {r.id: r.measured for r in load_claims(tmp_path / "claims")}
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)

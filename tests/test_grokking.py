@@ -1,0 +1,108 @@
+"""The shared modular task, transformer and training loop, checked by independent routes."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from companion.experiments import grokking
+from companion.models import Transformer, TransformerConfig
+from companion.tasks import OPERATIONS, modular_arithmetic, modular_table
+from companion.train import TrainConfig, first_step, log_steps, train
+
+
+def polynomial(name: str, x: int, y: int) -> int:
+    """Evaluate an operation named like ``x2+xy+y2`` (x² + xy + y²) with Python integers."""
+    import re
+
+    expr = re.sub(r"([xy])(\d)", r"\1**\2", name)
+    expr = re.sub(r"(\d)([xy])", r"\1*\2", expr).replace("xy", "x*y")
+    return eval(expr, {"x": x, "y": y})
+
+
+@pytest.mark.parametrize("op", sorted(OPERATIONS))
+def test_labels_match_python_integer_arithmetic(op):
+    p = 7
+    pairs, labels = modular_table(p, op)
+    for (a, b), c in zip(pairs.tolist(), labels.tolist()):
+        if op == "div":
+            assert (c * b) % p == a  # c = a / b  ⇔  c·b = a (mod p)
+        else:
+            named = {"add": a + b, "sub": a - b, "mul": a * b}
+            assert c == (named[op] if op in named else polynomial(op, a, b)) % p
+
+
+def test_split_is_a_seeded_partition_of_all_pairs():
+    d = modular_arithmetic(11, "add", 0.3, seed=1)
+    assert d.n_train == round(0.3 * 121) and d.n_train + len(d.test_y) == 121
+    both = torch.cat([d.train_x, d.test_x])
+    assert len({tuple(r) for r in both.tolist()}) == 121  # disjoint and complete
+    assert (both[:, 2] == 11).all()  # the "=" token
+    again = modular_arithmetic(11, "add", 0.3, seed=1)
+    assert torch.equal(again.train_x, d.train_x)
+    assert not torch.equal(modular_arithmetic(11, "add", 0.3, seed=2).train_x, d.train_x)
+
+
+def reference_forward(model: Transformer, tokens: torch.Tensor) -> torch.Tensor:
+    """The same transformer written out with an explicit loop over heads and every position."""
+    x = model.W_E[tokens] + model.W_pos[: tokens.shape[1]]
+    T = tokens.shape[1]
+    for blk in model.blocks:
+        heads = []
+        for h in range(model.cfg.n_heads):
+            q, k, v = x @ blk.W_Q[h], x @ blk.W_K[h], x @ blk.W_V[h]
+            s = q @ k.transpose(1, 2) / math.sqrt(model.cfg.d_head)
+            s = s + torch.triu(torch.full((T, T), -1e30), 1)
+            heads.append(torch.softmax(s, -1) @ v @ blk.W_O[h])
+        x = x + sum(heads)
+        x = x + torch.relu(x @ blk.W_in + blk.b_in) @ blk.W_out + blk.b_out
+    return x[:, -1] @ model.W_U
+
+
+@pytest.mark.parametrize("n_layers", [1, 2])
+def test_transformer_matches_explicit_reference(n_layers):
+    cfg = TransformerConfig(p=13, d_model=16, n_heads=2, d_mlp=32, n_layers=n_layers)
+    model = Transformer(cfg, seed=3).double()
+    tokens = modular_arithmetic(13, "add", 0.5, 0).train_x[:20]
+    torch.testing.assert_close(model(tokens), reference_forward(model, tokens))
+
+
+def test_initialisation_scales_follow_nanda():
+    m = Transformer(TransformerConfig(p=113), seed=0)
+    assert abs(m.W_E.std().item() - 1 / math.sqrt(128)) < 0.005
+    assert abs(m.W_U.std().item() - 1 / math.sqrt(114)) < 0.005
+
+
+def test_log_steps():
+    s = log_steps(10_000, 50)
+    assert s[0] == 0 and s[-1] == 10_000 and np.all(np.diff(s) > 0)
+    assert 30 <= len(s) <= 52
+    assert log_steps(0, 10).tolist() == [0]
+
+
+def test_first_step():
+    steps, acc = np.array([0, 10, 100]), np.array([0.1, 0.995, 1.0])
+    assert first_step(steps, acc, 0.99) == 10 and first_step(steps, acc, 1.01) == math.inf
+
+
+def test_training_fits_a_small_table_and_is_deterministic():
+    cfg = grokking.config("smoke", seed=0)
+    cfg = grokking.replace(cfg, train=grokking.replace(cfg.train, steps=60, n_evals=5))
+    data = modular_arithmetic(cfg.p, "add", cfg.train_frac, 0)
+    h1 = train(Transformer(cfg.model, seed=0), data, cfg.train)
+    h2 = train(Transformer(cfg.model, seed=0), data, cfg.train)
+    assert h1["train_loss"][-1] < h1["train_loss"][0]
+    for k in h1:
+        np.testing.assert_array_equal(h1[k], h2[k])
+
+
+def test_adam_and_adamw_are_different_optimizers():
+    cfg = TrainConfig(steps=5, n_evals=2, weight_decay=1.0, lr=1e-2)
+    data = modular_arithmetic(7, "add", 0.5, 0)
+    a = train(Transformer(TransformerConfig(p=7, d_model=8, n_heads=2, d_mlp=8), 0), data, cfg)
+    b = train(Transformer(TransformerConfig(p=7, d_model=8, n_heads=2, d_mlp=8), 0), data,
+              grokking.replace(cfg, optimizer="adam"))
+    assert a["train_loss"][-1] != b["train_loss"][-1]
+    with pytest.raises(ValueError, match="adamw, adam, sgd"):
+        TrainConfig(optimizer="lion")
