@@ -1,0 +1,247 @@
+"""Theory of grokking in the linear teacher–student model (Levi, Beck & Bar Sinai, ICLR 2024).
+
+All functions are pure numpy/scipy. Conventions (paper §2–3): ``eta`` is the GD learning rate
+η₀, time ``t`` is the step count (gradient flow with dt = 1), ``lam`` = λ = d_in/N_tr,
+``gamma`` = γ the weight decay, ``dout`` = d_out. Losses are normalised so that ‖D₀‖²_F = 1
+(student and teacher entries drawn with variance 1/(2 d_in d_out)).
+
+Errata handled here (see the chapter's Errata section): Eq. 11 is only the ε→0 limit
+(:func:`dt_eq11` vs :func:`grok_times`); Eq. 15 is 2× too large (:func:`wd_plateaus`);
+Eq. 18 misses 1/d_out (:func:`two_layer_losses`); App. C is wrong for fixed noisy labels
+(:func:`label_noise_losses`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+M_NODES = 8192  # midpoint nodes for MP expectations: converged to η₀t/d_out ≈ 1e5 (spec §2.2)
+
+
+# ----------------------------------------------------------------------------- Marchenko–Pastur
+def mp_edges(lam: float) -> tuple[float, float]:
+    """λ± = (1 ± √λ)², the edges of the MP support (Eq. 6)."""
+    return (1 - np.sqrt(lam)) ** 2, (1 + np.sqrt(lam)) ** 2
+
+
+def mp_nodes(lam: float, m: int = M_NODES) -> tuple[np.ndarray, np.ndarray, float]:
+    """Quadrature of the MP law (Eq. 6): E[f] ≈ Σ w f(ν) + atom·f(0).
+
+    With ν(θ) = 1 + λ − 2√λ cos θ the continuous part becomes (2/π)∫₀^π f(ν) sin²θ/ν dθ, a
+    smooth periodic integrand for which the midpoint rule converges exponentially. The atom
+    (1 − 1/λ)⁺ at ν = 0 is the null space of Σ_tr when N_tr < d_in.
+    """
+    th = (np.arange(m) + 0.5) * np.pi / m
+    nu = 1 + lam - 2 * np.sqrt(lam) * np.cos(th)
+    w = (2 / np.pi) * np.sin(th) ** 2 / nu * (np.pi / m)
+    return nu, w, max(0.0, 1 - 1 / lam)
+
+
+def mp_expect(f, lam: float, m: int = M_NODES):
+    """E_{ν~MP(λ)}[f(ν)] for a vectorised ``f`` (ν arrives as a column ``(m, 1)``)."""
+    nu, w, atom = mp_nodes(lam, m)
+    val = np.tensordot(w, f(nu[:, None]), axes=(0, 0))
+    if atom > 0:
+        val = val + atom * f(np.zeros((1, 1)))[0]
+    return val
+
+
+# ----------------------------------------------------------------------------- losses
+def losses(t, lam: float, eta: float = 0.01, gamma: float = 0.0, dout: int = 1,
+           m: int = M_NODES) -> tuple[np.ndarray, np.ndarray]:
+    """(L_tr(t), L_gen(t)) of one-layer GD: Eq. 8 (γ = 0), Eq. 38 (γ > 0), Eq. 12 (d_out > 1).
+
+    γ = 0: L = E[q e^{−4ηνt}] with q = ν (train) or 1 (gen). γ > 0 (Eq. 38):
+    L = ½ E[(e^{−4η(ν+γ/2)t} + ((e^{−2η(ν+γ/2)t}ν + γ/2)/(ν+γ/2))²) q].
+    d_out > 1 (Eq. 12, Eq. 3's convention with the WD term also divided by d_out):
+    L^{(d_out)}(η) = L^{(1)}(η/d_out)/d_out.
+    """
+    t = np.atleast_1d(np.asarray(t, float))[None, :]
+    e = eta / dout
+    if gamma > 0:
+        def f(u, q):
+            a = u + gamma / 2
+            e2 = np.exp(-2 * e * a * t)
+            return 0.5 * (e2 ** 2 + ((e2 * u + gamma / 2) / a) ** 2) * q
+    else:
+        def f(u, q):
+            return np.exp(-4 * e * u * t) * q
+    ltr = mp_expect(lambda u: f(u, u), lam, m)
+    lgen = mp_expect(lambda u: f(u, 1.0), lam, m)
+    return ltr / dout, lgen / dout
+
+
+def train_loss_bessel(t, lam: float, eta: float = 0.01) -> np.ndarray:
+    """Eq. 19 in closed form: L_tr = e^{−4η(1+λ)t} ₀F̃₁(2; 16η²t²λ) = e^{−4ηt(1−√λ)²}·2 I₁(x)/x
+    with x = 8ηt√λ, evaluated stably with the exponentially scaled Bessel ``ive``."""
+    t = np.asarray(t, float)
+    x = 8 * eta * t * np.sqrt(lam)
+    ratio = np.where(x > 1e-8, 2 * special.ive(1, x) / np.maximum(x, 1e-300), 1.0)
+    return np.exp(-4 * eta * t * (1 - np.sqrt(lam)) ** 2) * ratio
+
+
+def gen_from_train(t, lam: float, eta: float = 0.01, t_max: float = 1e9, n: int = 4000) -> np.ndarray:
+    """Eq. 20: dL_gen/dt = −4ηL_tr, so L_gen(t) = (1 − 1/λ)⁺ + 4η∫_t^∞ L_tr(s) ds.
+
+    The integral uses the Bessel form of L_tr on a log grid (trapezoid in log s); valid for
+    λ ≠ 1 (at λ = 1 the tail is a power law).
+    """
+    out = []
+    for t0 in np.atleast_1d(np.asarray(t, float)):
+        s = np.geomspace(max(t0, 1e-6), t_max, n)
+        y = train_loss_bessel(s, lam, eta) * s
+        out.append(max(0.0, 1 - 1 / lam) + 4 * eta * (np.trapezoid(y, np.log(s)) + (t0 < 1e-6) * 1e-6))
+    return np.array(out)
+
+
+def accuracy(loss, eps: float, dout: int = 1) -> np.ndarray:
+    """Eqs. 9/12/42: A = P(d_out/2, d_out ε/(2L)) (regularised lower incomplete gamma).
+
+    The per-sample error (1/d_out)‖Dᵀx‖² is L·χ²_{d_out}/d_out; for d_out = 1, A = erf(√(ε/2L)).
+    """
+    loss = np.asarray(loss, float)
+    return special.gammainc(dout / 2, dout * eps / (2 * np.maximum(loss, 1e-300)))
+
+
+def grok_threshold_erf2() -> float:
+    """The paper's Fig. 1 threshold erf(√2) ≈ 0.9545, i.e. L = ε/4 for d_out = 1."""
+    return float(special.erf(np.sqrt(2)))
+
+
+# ----------------------------------------------------------------------------- label noise
+def label_noise_losses(t, lam: float, sigma2: float, eta: float = 0.01, fixed: bool = True):
+    """Losses with training-label noise of variance σ² (App. C), d_out = 1, γ = 0.
+
+    ``fixed=False``: the paper's App. C (Eqs. 26–28): L_tr = Eq. 8 + σ², L_gen = Eq. 8.
+    ``fixed=True`` (correct for noisy labels drawn once): GD fits the noise through
+    b = XᵀΔ/N, and with e = e^{−2ηνt}
+    L_tr = E[ν e²] + σ²(1 − λ + λE[e²]),  L_gen = E[e²] + σ²λE[(1 − e)²/ν],
+    with limits L_tr(∞) = σ²(1 − λ)⁺ and L_gen(∞) = σ²λ/(1 − λ) for λ < 1.
+    """
+    ltr, lgen = losses(t, lam, eta)
+    if not fixed:
+        return ltr + sigma2, lgen
+    tt = np.atleast_1d(np.asarray(t, float))[None, :]
+    ee = mp_expect(lambda u: np.exp(-4 * eta * u * tt) + 0 * u, lam)
+    fit = mp_expect(lambda u: np.where(u > 0, (1 - np.exp(-2 * eta * u * tt)) ** 2
+                                       / np.maximum(u, 1e-300), 0.0), lam)
+    return ltr + sigma2 * (1 - lam + lam * ee), lgen + sigma2 * lam * fit
+
+
+def label_noise_floors(lam: float, sigma2: float) -> tuple[float, float]:
+    """Late-time floors with fixed noisy labels (λ < 1): (σ²(1 − λ), σ²λ/(1 − λ))."""
+    return sigma2 * (1 - lam), sigma2 * lam / (1 - lam)
+
+
+# ----------------------------------------------------------------------------- weight decay
+def wd_plateaus(lam: float, gamma: float) -> dict:
+    """Late-time WD losses, λ < 1, γ ≪ (1 − √λ)²: Eq. 38 gives γ²/(8(1−λ)) and γ²/(8(1−λ)³);
+    the paper's Eq. 15 states γ²/(4(1−λ)) and γ²/(4(1−λ)³) (2× too large)."""
+    return {"tr": gamma ** 2 / (8 * (1 - lam)), "gen": gamma ** 2 / (8 * (1 - lam) ** 3),
+            "tr_eq15": gamma ** 2 / (4 * (1 - lam)), "gen_eq15": gamma ** 2 / (4 * (1 - lam) ** 3)}
+
+
+# ----------------------------------------------------------------------------- asymptotics (App. B)
+def train_loss_eq21(t, lam: float, eta: float = 0.01) -> np.ndarray:
+    """Eq. 21: L_tr ≃ e^{−4η(1−√λ)²t} / (16√π λ^{3/4} (ηt)^{3/2})."""
+    t = np.asarray(t, float)
+    return np.exp(-4 * eta * (1 - np.sqrt(lam)) ** 2 * t) / (16 * np.sqrt(np.pi) * lam ** 0.75 * (eta * t) ** 1.5)
+
+
+def gen_loss_eq22(t, lam: float, eta: float = 0.01) -> np.ndarray:
+    """Eq. 22: L_gen ≃ √(ηt)e^{−4η(1−√λ)²t}/(2√π ηt λ^{3/4}) − (1−√λ)Γ(½, 4ηt(1−√λ)²)/(√π λ^{3/4}),
+    with Γ the upper incomplete gamma function."""
+    t = np.asarray(t, float)
+    s = 1 - np.sqrt(lam)
+    z = 4 * eta * t * s ** 2
+    upper = special.gammaincc(0.5, z) * special.gamma(0.5)
+    return (np.sqrt(eta * t) * np.exp(-z) / (2 * np.sqrt(np.pi) * eta * t * lam ** 0.75)
+            - s * upper / (np.sqrt(np.pi) * lam ** 0.75))
+
+
+def gen_loss_eq10(ltr, lam: float) -> np.ndarray:
+    """Eq. 10: L_gen ≃ L_tr/(1 − √λ)² (late times)."""
+    return np.asarray(ltr, float) / (1 - np.sqrt(lam)) ** 2
+
+
+def dt_eq11(lam, eta: float = 0.01) -> np.ndarray:
+    """Eq. 11: Δt_grok ≃ −log(1 − √λ)/(2η(1 − √λ)²), the ε → 0 limit of the exact grokking time."""
+    s = 1 - np.sqrt(np.asarray(lam, float))
+    return -np.log(s) / (2 * eta * s ** 2)
+
+
+def t_star_lambert(lam: float, eps: float, eta: float = 0.01) -> tuple[float, float]:
+    """Eqs. 23/24: t* = 3/(8η(1−√λ)²)·W(z) with z_tr = 2^{5/3}(1−√λ)²/(3π^{1/3}√λ ε^{2/3}) and
+    z_gen = z_tr (1−√λ)^{−4/3} (Lambert W, principal branch)."""
+    s = 1 - np.sqrt(lam)
+    z_tr = 2 ** (5 / 3) * s ** 2 / (3 * np.pi ** (1 / 3) * np.sqrt(lam) * eps ** (2 / 3))
+    z_gen = z_tr * s ** (-4 / 3)
+    pre = 3 / (8 * eta * s ** 2)
+    return float(pre * special.lambertw(z_tr).real), float(pre * special.lambertw(z_gen).real)
+
+
+def dt_eq25(lam: float, eps: float, eta: float = 0.01) -> float:
+    """Eq. 25 = Eq. 11 + 3/(8η(1−√λ)²)·log(1 + log((1−√λ)^{4/3})/log z_gen); NaN when undefined."""
+    s = 1 - np.sqrt(lam)
+    z_tr = 2 ** (5 / 3) * s ** 2 / (3 * np.pi ** (1 / 3) * np.sqrt(lam) * eps ** (2 / 3))
+    z_gen = z_tr * s ** (-4 / 3)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        arg = 1 + np.log(s ** (4 / 3)) / np.log(z_gen)
+        return float(dt_eq11(lam, eta) + 3 / (8 * eta * s ** 2) * np.log(arg)) if z_tr > 1 else float("nan")
+
+
+# ----------------------------------------------------------------------------- grokking times
+def first_crossing(loss_fn, eps: float, thr: float, dout: int = 1, t_lo: float = 1e-2,
+                   t_hi: float = 1e10, n_grid: int = 97, n_bisect: int = 30,
+                   grid_values: np.ndarray | None = None) -> float:
+    """First t with A(L(t)) ≥ thr: a log-grid scan then bisection in log t.
+
+    ``loss_fn(t_array) -> L(t_array)``; ``grid_values`` optionally gives L on the scan grid.
+    Returns 0 if A(t_lo) ≥ thr already and ∞ if the threshold is not reached by ``t_hi``
+    (no grokking).
+    """
+    grid = np.geomspace(t_lo, t_hi, n_grid)
+    vals = loss_fn(grid) if grid_values is None else grid_values
+    ok = accuracy(vals, eps, dout) >= thr
+    if ok[0]:
+        return 0.0
+    if not ok.any():
+        return float("inf")
+    i = int(np.argmax(ok))
+    lo, hi = np.log(grid[i - 1]), np.log(grid[i])
+    for _ in range(n_bisect):
+        mid = 0.5 * (lo + hi)
+        if accuracy(loss_fn(np.array([np.exp(mid)])), eps, dout)[0] >= thr:
+            hi = mid
+        else:
+            lo = mid
+    return float(np.exp(hi))
+
+
+def grok_times(lam: float, eps: float, thr: float = 0.95, eta: float = 0.01, gamma: float = 0.0,
+               dout: int = 1, loss=None, m: int = 4096) -> tuple[float, float, float]:
+    """Exact (t*_tr, t*_gen, Δt) from the theory losses: roots of A(t) = thr, found separately
+    for train and generalisation (Δt = ∞ if the generalisation accuracy never reaches thr by
+    t = 1e10; Δt = 0 if it starts above it).
+
+    ``loss(t) -> (L_tr, L_gen)`` overrides the one-layer losses (e.g. the two-layer Eq. 18).
+    """
+    loss = loss or (lambda t: losses(t, lam, eta, gamma, dout, m))
+    grid = np.geomspace(1e-2, 1e10, 97)
+    ltr, lgen = loss(grid)
+    t_tr = first_crossing(lambda t: loss(t)[0], eps, thr, dout, grid_values=ltr)
+    t_gen = first_crossing(lambda t: loss(t)[1], eps, thr, dout, grid_values=lgen)
+    dt = t_gen - t_tr if np.isfinite(t_gen) else float("inf")
+    return t_tr, t_gen, max(dt, 0.0)
+
+
+# ----------------------------------------------------------------------------- two-layer network
+def two_layer_losses(t, lam: float, dout: int, loss0: float, eta: float = 0.01):
+    """Eqs. 17/18/42, corrected: L^{2L}(t) = L^{2L}(0)·L^{(1)}(η/(2 d_out²), λ, t), d_out = 1 form.
+
+    The paper writes ‖D₀‖²·L^{(1)}; with its MSE normalisation L^{2L}(0) = ‖D₀‖²/d_out, so the
+    printed Eq. 18 is d_out times too large. ``loss0`` ≈ 1/(2 d_h d_out) at initialisation.
+    """
+    ltr, lgen = losses(t, lam, eta / (2 * dout ** 2))
+    return loss0 * ltr, loss0 * lgen

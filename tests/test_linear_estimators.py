@@ -1,0 +1,199 @@
+"""Tests of the linear-estimators theory and simulator, each by an independent route."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from scipy import special
+
+from companion.experiments.linear_estimators import fit_divergence
+from companion.linear_teacher_student import LinearGD, train_two_layer
+from companion.theory import linear_estimators as th
+
+
+@pytest.mark.parametrize("lam", [0.1, 0.5, 0.9])
+def test_eq6_marchenko_pastur_moments(lam):
+    one = lambda u: 1 + 0 * u  # noqa: E731
+    assert th.mp_expect(one, lam) == pytest.approx(1, abs=1e-12)
+    assert th.mp_expect(lambda u: u, lam) == pytest.approx(1, rel=1e-10)
+    assert th.mp_expect(lambda u: u ** 2, lam) == pytest.approx(1 + lam, rel=1e-10)
+    assert th.mp_expect(lambda u: 1 / u, lam) == pytest.approx(1 / (1 - lam), rel=1e-8)
+    assert th.mp_expect(lambda u: 1 / u ** 2, lam) == pytest.approx(1 / (1 - lam) ** 3, rel=1e-6)
+
+
+def test_eq6_atom_for_lambda_above_one():
+    lam = 1.5
+    nu, w, atom = th.mp_nodes(lam)
+    assert atom == pytest.approx(1 - 1 / lam)
+    assert w.sum() == pytest.approx(1 / lam, rel=1e-10)  # continuous mass min(1, 1/λ)
+    assert th.mp_expect(lambda u: u, lam) == pytest.approx(1, rel=1e-10)
+    # late-time generalisation loss = the null-space mass
+    assert th.losses([1e6], lam)[1][0] == pytest.approx(1 - 1 / lam, rel=1e-6)
+
+
+@pytest.mark.parametrize("lam", [0.2, 0.7, 0.95, 1.5])
+def test_eq19_bessel_closed_form_matches_quadrature(lam):
+    t = np.array([0.0, 1.0, 30.0, 300.0, 3e3, 3e4])
+    quad = th.losses(t, lam)[0]
+    np.testing.assert_allclose(th.train_loss_bessel(t, lam), quad, rtol=1e-9, atol=1e-300)
+
+
+@pytest.mark.parametrize("lam", [0.3, 0.8, 1.5])
+def test_eq20_gen_from_train_integral(lam):
+    t = np.array([10.0, 100.0, 1000.0])
+    np.testing.assert_allclose(th.gen_from_train(t, lam), th.losses(t, lam)[1], rtol=2e-3)
+
+
+def test_eq9_accuracy_is_erf_and_threshold_is_eps_over_4():
+    L = np.array([1e-5, 1e-3, 0.1])
+    np.testing.assert_allclose(th.accuracy(L, 1e-3), special.erf(np.sqrt(1e-3 / (2 * L))), rtol=1e-12)
+    assert th.accuracy(1e-3 / 4, 1e-3) == pytest.approx(th.grok_threshold_erf2(), rel=1e-12)
+
+
+def test_eq12_accuracy_matches_chi2_monte_carlo():
+    rng = np.random.default_rng(0)
+    dout, L, eps = 5, 2e-4, 1e-3
+    err = (rng.standard_normal((200_000, dout)) ** 2).mean(1) * L  # per-sample (1/d_out)‖Dᵀx‖²
+    assert th.accuracy(L, eps, dout) == pytest.approx((err < eps).mean(), abs=0.005)
+
+
+def _torch_loop(sim_args, steps):
+    """Literal nn.Linear(bias=False) + MSELoss + SGD(lr, weight_decay) on the same draws."""
+    d_in, d_out, lam, seed, eta, gamma, noise = sim_args
+    g = torch.Generator().manual_seed(seed)
+    n = int(round(d_in / lam))
+    X = torch.randn(1, n, d_in, generator=g, dtype=torch.float64)[0]
+    torch.randn(1, 10, d_in, generator=g, dtype=torch.float64)  # the test inputs (unused here)
+    sd = math.sqrt(1 / (2 * d_in * d_out))
+    T = torch.randn(1, d_in, d_out, generator=g, dtype=torch.float64)[0] * sd
+    S0 = torch.randn(1, d_in, d_out, generator=g, dtype=torch.float64)[0] * sd
+    delta = torch.randn(1, n, d_out, generator=g, dtype=torch.float64)[0] * math.sqrt(noise)
+    model = torch.nn.Linear(d_in, d_out, bias=False).double()
+    with torch.no_grad():
+        model.weight.copy_(S0.T)
+    opt = torch.optim.SGD(model.parameters(), lr=eta, weight_decay=gamma)
+    y = X @ T + delta
+    out = []
+    for t in range(steps + 1):
+        loss = torch.nn.functional.mse_loss(model(X), y)
+        out.append((loss.item(), ((model.weight.T - T) ** 2).sum().item() / d_out))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return np.array(out)
+
+
+@pytest.mark.parametrize("args", [(40, 1, 0.5, 3, 0.05, 0.0, 0.0), (40, 3, 0.8, 4, 0.05, 1e-2, 1e-2),
+                                  (40, 2, 1.5, 5, 0.05, 1e-3, 0.0)])
+def test_eq13_eigenbasis_recursion_equals_torch_sgd_loop(args):
+    d_in, d_out, lam, seed, eta, gamma, noise = args
+    loop = _torch_loop(args, 300)
+    sim = LinearGD.sample(d_in, d_out, lam, 1, seed, n_gen=10, eta=eta, gamma=gamma, noise_var=noise)
+    for t in (0, 1, 7, 100, 300):
+        ltr, lgen = sim.losses(t)
+        assert ltr.item() == pytest.approx(loop[t, 0], rel=1e-9)
+        assert lgen.item() == pytest.approx(loop[t, 1], rel=1e-9)
+
+
+def test_eq8_simulation_matches_theory_at_large_d():
+    sim = LinearGD.sample(600, 1, 0.5, 3, 0, n_gen=100)
+    t = np.array([100.0, 1000.0])
+    ltr_th, lgen_th = th.losses(t, 0.5)
+    for i, s in enumerate(t):
+        ltr, lgen = sim.losses(s)
+        assert ltr.mean().item() == pytest.approx(ltr_th[i], rel=0.15)
+        assert lgen.mean().item() == pytest.approx(lgen_th[i], rel=0.15)
+
+
+def test_eq12_dout_rescaling_matches_simulation():
+    sim = LinearGD.sample(400, 20, 0.5, 1, 1, n_gen=100)
+    t = np.array([300.0, 3000.0])
+    ltr_th, lgen_th = th.losses(t, 0.5, dout=20)
+    for i, s in enumerate(t):
+        ltr, lgen = sim.losses(s)
+        assert ltr.item() == pytest.approx(ltr_th[i], rel=0.1)
+        assert lgen.item() == pytest.approx(lgen_th[i], rel=0.1)
+
+
+@pytest.mark.parametrize("lam", [0.3, 0.5])
+def test_eq38_plateau_is_half_of_eq15(lam):
+    g = 1e-4
+    ltr, lgen = th.losses([1e9], lam, gamma=g)
+    p = th.wd_plateaus(lam, g)
+    assert ltr[0] == pytest.approx(p["tr"], rel=0.02)
+    assert lgen[0] == pytest.approx(p["gen"], rel=0.02)
+    assert p["gen_eq15"] / p["gen"] == pytest.approx(2.0)
+
+
+def test_eq38_reduces_to_eq8_without_weight_decay():
+    t = np.array([10.0, 1000.0])
+    a, b = th.losses(t, 0.6, gamma=1e-12)
+    c, d = th.losses(t, 0.6)
+    np.testing.assert_allclose(a, c, rtol=1e-8)
+    np.testing.assert_allclose(b, d, rtol=1e-8)
+
+
+def test_appC_fixed_label_noise_theory_matches_simulation():
+    s2 = 1e-2
+    sim = LinearGD.sample(300, 1, 0.8, 4, 2, n_gen=10, noise_var=s2)
+    t = np.array([100.0, 1e5])
+    ltr_th, lgen_th = th.label_noise_losses(t, 0.8, s2)
+    for i, s in enumerate(t):
+        ltr, lgen = sim.losses(s)
+        assert ltr.mean().item() == pytest.approx(ltr_th[i], rel=0.15)
+        assert lgen.mean().item() == pytest.approx(lgen_th[i], rel=0.15)
+    assert lgen_th[-1] == pytest.approx(th.label_noise_floors(0.8, s2)[1], rel=0.02)
+
+
+def test_eqs21_22_late_time_limits():
+    t = np.array([1e4])
+    ltr, lgen = th.losses(t, 0.9)
+    assert th.train_loss_eq21(t, 0.9)[0] == pytest.approx(ltr[0], rel=2e-3)
+    assert th.gen_loss_eq22(t, 0.9)[0] == pytest.approx(lgen[0], rel=2e-3)
+
+
+def test_eq11_is_the_small_eps_limit_of_the_exact_grokking_time():
+    thr = th.grok_threshold_erf2()
+    exact = [th.grok_times(0.5, e, thr)[2] for e in (1e-3, 1e-12)]
+    assert th.dt_eq11(0.5) / exact[0] > 1.4
+    assert th.dt_eq11(0.5) / exact[1] == pytest.approx(1.0, abs=0.15)
+
+
+def test_grok_times_root_and_limits():
+    thr = th.grok_threshold_erf2()
+    t_tr, t_gen, dt = th.grok_times(0.5, 1e-3, thr)
+    assert th.accuracy(th.losses([t_tr], 0.5)[0], 1e-3)[0] == pytest.approx(thr, abs=1e-6)
+    assert th.accuracy(th.losses([t_gen], 0.5)[1], 1e-3)[0] == pytest.approx(thr, abs=1e-6)
+    assert math.isinf(th.grok_times(0.5, 1e-3, 0.95, gamma=0.05)[2])  # WD plateau above threshold
+    assert th.grok_times(0.5, 1e-3, 0.95, dout=2000)[2] == 0.0  # starts above threshold
+    assert math.isinf(th.grok_times(1.5, 1e-3, 0.95)[2])  # null space never learned
+
+
+def test_simulated_grokking_time_bisection_is_first_crossing():
+    sim = LinearGD.sample(200, 1, 0.5, 2, 0, n_gen=500)
+    tr, gen = sim.first_steps(1e-3, 0.95, 10 ** 6)
+    for k, ts in enumerate((tr, gen)):
+        for s in range(2):
+            t = torch.tensor([ts[s]] * 2)
+            assert sim.accuracies(t, 1e-3)[k][s] >= 0.95
+            assert sim.accuracies(t - 1, 1e-3)[k][s] < 0.95
+
+
+def test_eq18_two_layer_linear_student_follows_corrected_theory():
+    r = train_two_layer(100, 200, 5, 200, 400, ("linear",), eta=0.5, steps=300, eps=1e-4, n_evals=60, seed=0)
+    l0 = 1 / (2 * 200 * 5)
+    assert r["train_loss"][0, 0] == pytest.approx(l0, rel=0.15)
+    i = np.searchsorted(r["step"], 100)
+    ltr, lgen = th.two_layer_losses(r["step"][i:i + 1], 0.5, 5, l0, eta=0.5)
+    assert r["train_loss"][0, i] == pytest.approx(ltr[0], rel=0.25)
+    assert r["test_loss"][0, i] == pytest.approx(lgen[0], rel=0.25)
+
+
+def test_fit_divergence_recovers_parameters():
+    lam = np.array([0.05, 0.06, 0.07, 0.08, 0.09])
+    dt = 3.0 * (0.12 - lam) ** -2.0
+    f = fit_divergence(lam, dt)
+    assert f["lam_star"] == pytest.approx(0.12, rel=0.01)
+    assert f["C"] == pytest.approx(3.0, rel=0.05)
+    assert f["r2"] > 0.999
