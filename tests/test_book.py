@@ -44,7 +44,7 @@ def test_every_chapter_records_claims(smoke_book, chapter):
     assert recs, f"{chapter} recorded no claims"
     assert all(r.profile == "smoke" for r in recs)
     nb = json.loads((OUT / "executed" / f"{chapter}.ipynb").read_text())
-    assert nb["metadata"]["papermill"]["exception"] is False
+    assert not nb["metadata"]["papermill"].get("exception")
     assert nb["metadata"]["papermill"]["parameters"]["profile"] == "smoke"
 
 

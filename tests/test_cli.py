@@ -60,3 +60,17 @@ def test_departures_lists_nested_fields():
     d = {name: (paper, here) for name, paper, here in departures(grokking.PROFILES["cpu"], grokking.PAPER)}
     assert d["p"] == (113, 47) and d["train.lr"] == (1e-3, 3e-3) and d["model.p"] == (113, 47)
     assert departures(grokking.PROFILES["paper"], grokking.PAPER) == []
+
+
+def test_run_fills_the_cache_and_a_second_run_computes_nothing(tmp_path):
+    env = {"COMPANION_CACHE_DIR": str(tmp_path / "cache")}
+    first = companion("run", "grokking", "--profile", "smoke", env=env)
+    assert first.returncode == 0, first.stderr
+    assert "1 experiment(s) computed" in first.stdout
+    second = companion("run", "grokking", "--profile", "smoke", env=env)
+    assert "0 experiment(s) computed" in second.stdout
+
+
+def test_claims_without_a_build_says_so(tmp_path):
+    proc = companion("claims", "--out", str(tmp_path))
+    assert proc.returncode == 1 and "run `companion build` first" in proc.stdout
