@@ -1,0 +1,273 @@
+"""Figures of the GrokTransfer chapter (Xu et al. 2025). Each takes experiment results (plain
+dicts) and returns a Figure; nothing is computed here beyond slicing and PCA for display."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from companion.plotting import TEST, TRAIN, paper_title, subplots, sweep_colors
+
+SCRATCH_C, GT_C, GF_C, RND_C = "#1f77b4", "#d62728", "#2ca02c", "#7f7f7f"
+
+
+def _curve(ax, x, train, test, color, label, logx=True):
+    x = np.maximum(np.asarray(x), 1) if logx else np.asarray(x)
+    ax.plot(x, train, ls="--", color=color, lw=1.2, alpha=0.8)
+    ax.plot(x, test, ls="-", color=color, lw=1.6, label=label)
+    if logx:
+        ax.set_xscale("log")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("accuracy (dashed train, solid test)")
+
+
+def fig1a():
+    """The GrokTransfer pipeline (Sec. 2.2), drawn."""
+    fig, axs = subplots(1, 1, width=9, height=2.8)
+    ax = axs[0, 0]
+    ax.axis("off")
+    boxes = [(0.02, "weak model $f_W$\n(small FNN, $d_W$=4)\ntrained until it groks\npartially"),
+             (0.27, "its embedding\n$E_W\\in\\mathbb{R}^{V\\times d_W}$\n(selected checkpoint)"),
+             (0.52, "target embedding\n$E_T = A\\cdot B$\n$A \\leftarrow E_W$, $B$ random\nboth trained"),
+             (0.77, "target model $f_T$\n(large FNN or\ntransformer)\ntrained as usual")]
+    for x, text in boxes:
+        ax.text(x + 0.1, 0.5, text, ha="center", va="center", fontsize=9,
+                bbox=dict(boxstyle="round,pad=0.6", fc="#f3f3f3", ec="#555"))
+    for x in (0.225, 0.475, 0.725):
+        ax.annotate("", xy=(x + 0.035, 0.5), xytext=(x - 0.015, 0.5),
+                    arrowprops=dict(arrowstyle="->", lw=1.5))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    paper_title(ax, "Fig. 1a", "GrokTransfer: weak model → embedding → target")
+    return fig
+
+
+def fig1b(gt: dict, sc: dict, ref="Fig. 1b", title="modular addition"):
+    fig, axs = subplots(1, 1, width=6, height=3.8)
+    ax = axs[0, 0]
+    _curve(ax, sc["epoch"], sc["train_acc"][0], sc["test_acc"][0], SCRATCH_C, "from scratch")
+    _curve(ax, gt["epoch"], gt["train_acc"][0], gt["test_acc"][0], GT_C, "GrokTransfer")
+    ax.legend()
+    paper_title(ax, ref, title)
+    return fig
+
+
+def fig2(res: dict, ref="Fig. 2"):
+    kinds = list(res)
+    fig, axs = subplots(1, len(kinds), width=3.4, height=3.0)
+    for ax, k in zip(axs[0], kinds):
+        r = res[k]
+        if "skipped" in r:
+            ax.axis("off")
+            ax.text(0.5, 0.5, "text embedding\n" + r["skipped"].replace("; ", ";\n"), ha="center", va="center",
+                    fontsize=7, wrap=True)
+        else:
+            _curve(ax, r["epoch"], r["train_acc"], r["test_acc"], TEST, k)
+        paper_title(ax, ref if k == kinds[0] else "", k)
+    return fig
+
+
+def fig3(res: dict):
+    fig, axs = subplots(1, 1, width=5.5, height=3.5)
+    ax = axs[0, 0]
+    for (k, r), c in zip(((k, r) for k, r in res.items() if "skipped" not in r), sweep_colors(4, "tab10")):
+        ax.plot(np.maximum(r["measure_epoch"], 1), r["measure"], marker="o", ms=3, color=c, label=k)
+    ax.set_xscale("log")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("pNTK kernel distance from init")
+    ax.legend()
+    paper_title(ax, "Fig. 3", "change of the empirical NTK")
+    return fig
+
+
+def _lin(ax, r, t="target"):
+    ax.plot(r["step"], r["train_acc"], color=TRAIN, label="train")
+    ax.plot(r["step"], r["test_acc"], color=TEST, label="test")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("GD step")
+    ax.set_ylabel("accuracy")
+    ax.legend()
+
+
+def fig4(wide: dict, weak: dict):
+    fig, axs = subplots(1, 3, width=4.0, height=3.3)
+    _lin(axs[0, 0], wide)
+    paper_title(axs[0, 0], "Fig. 4a", "wide net from scratch")
+    _lin(axs[0, 1], weak)
+    axs[0, 1].axhline(0.75, color="k", ls=":", lw=1)
+    paper_title(axs[0, 1], "Fig. 4b", "3-neuron weak model")
+    ax = axs[0, 2]
+    s = weak["features"]["signal"]
+    for j, (a, b) in enumerate(s):
+        ax.annotate("", xy=(a, b), xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=f"C{j}", lw=2))
+        ax.text(a, b, f" neuron {j + 1}\n noise |w|≈{weak['features']['noise_mean_abs'][j]:.1e}", fontsize=7)
+    m = np.abs(s).max() * 1.5
+    ax.set_xlim(-m, m)
+    ax.set_ylim(-m, m)
+    ax.axhline(0, color="k", lw=0.5)
+    ax.axvline(0, color="k", lw=0.5)
+    ax.set_xlabel("$w_{j,1}$")
+    ax.set_ylabel("$w_{j,2}$")
+    paper_title(ax, "Fig. 4c", "weak neurons (signal coords)")
+    return fig
+
+
+def fig5(weak: dict, rows: list, slopes: dict):
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(12, 3.6), layout="constrained")
+    ax = fig.add_subplot(1, 3, 1, projection="3d")
+    ax_p, ax_n = fig.add_subplot(1, 3, 2), fig.add_subplot(1, 3, 3)
+    t = weak["target"]
+    z, sig = t["z_test"], t["signal_test"]
+    for (a, b), c in zip([(1, 1), (-1, -1), (1, -1), (-1, 1)], ["C0", "C0", "C3", "C3"]):
+        k = (sig[:, 0] == a) & (sig[:, 1] == b)
+        ax.scatter(z[k, 0], z[k, 1], z[k, 2], s=3, color=c, marker="o" if a * b > 0 else "^",
+                   label=f"[{a:+d},{b:+d}] y={a * b:+d}")
+    ax.legend(fontsize=6)
+    paper_title(ax, "Fig. 5a", "$U^T x$")
+    for ax, sweep, xname in ((ax_p, "p", "p"), (ax_n, "n", "n")):
+        sub = [r for r in rows if r["sweep"] == sweep]
+        for e, c in zip(sorted({r["eps"] for r in sub}, reverse=True), sweep_colors(3)):
+            rr = [r for r in sub if r["eps"] == e]
+            ax.loglog([r[xname] for r in rr], [r["r_W"] for r in rr], "o-", color=c,
+                      label=f"ε=1/{round(1 / e)} (slope {slopes[(sweep, e)]:+.2f})")
+        ax.set_xlabel(xname)
+        ax.set_ylabel("$r_W$")
+        ax.legend(fontsize=7)
+        paper_title(ax, "Fig. 5b" if sweep == "p" else "Fig. 5c", f"$r_W$ vs {xname}")
+    return fig
+
+
+def fig6(weaks: list, gts: list, scs: list, titles: list, sels: list):
+    fig, axs = subplots(2, 3, width=4.0, height=3.2)
+    for j, (w, gt, sc, t, sel) in enumerate(zip(weaks, gts, scs, titles, sels)):
+        m = sel["member"]
+        _curve(axs[0, j], w["epoch"], w["train_acc"][m], w["test_acc"][m], TEST, "weak model")
+        axs[0, j].axvline(max(sel["epoch"], 1), color="k", ls=":", lw=1)
+        paper_title(axs[0, j], f"Fig. 6{'abc'[j]}" if j == 0 else "", f"{t}: weak model")
+        _curve(axs[1, j], sc["epoch"], sc["train_acc"][0], sc["test_acc"][0], SCRATCH_C, "from scratch")
+        _curve(axs[1, j], gt["epoch"], gt["train_acc"][0], gt["test_acc"][0], GT_C, "GrokTransfer")
+        if sc["train_acc"].shape[0] > 1:
+            _curve(axs[1, j], sc["epoch"], sc["train_acc"][1], sc["test_acc"][1], "#9467bd",
+                   "scratch, paper config")
+        axs[1, j].legend(fontsize=7)
+        paper_title(axs[1, j], "", f"{t}: target")
+    return fig
+
+
+def fig7(table: list):
+    fig, axs = subplots(1, 1, width=6, height=3.6)
+    ax = axs[0, 0]
+    ep = [r["checkpoint"] for r in table]
+    ax.plot(ep, [r["weak_test"] for r in table], "o-", color=TRAIN, label="weak test acc")
+    ax.plot(ep, [r["target_final_test"] for r in table], "s-", color=TEST, label="target final test acc")
+    ax.set_xlabel("weak-model checkpoint (epoch)")
+    ax.set_ylabel("accuracy")
+    ax2 = ax.twinx()
+    ax2.plot(ep, [r["inv_gap"] for r in table], "^--", color="k", label="1/TimeGap")
+    ax2.set_ylabel("1 / TimeGap")
+    ax.legend(loc="center right", fontsize=8)
+    ax2.legend(loc="lower right", fontsize=8)
+    paper_title(ax, "Fig. 7", "weak checkpoint vs target")
+    return fig
+
+
+def tf_panel(ax, runs: dict, labels: dict, ref: str, title: str):
+    colors = {"transfer": GT_C, "scratch": SCRATCH_C, "grokfast": GF_C, "random": RND_C}
+    for k, r in runs.items():
+        _curve(ax, r["step"], r["train_acc"], r["test_acc"], colors[k], labels.get(k, k))
+    ax.legend(fontsize=7)
+    paper_title(ax, ref, title)
+
+
+def two_panels(width=5.0, height=3.5):
+    fig, axs = subplots(1, 2, width=width, height=height)
+    return fig, axs[0]
+
+
+def fig9_10_11(weak: dict, ms: tuple):
+    """Target f_L dynamics for the weak nets with the given neuron counts, one panel each."""
+    fig, axs = subplots(1, len(ms), width=4.0, height=3.2)
+    for ax, m in zip(axs[0], ms):
+        _lin(ax, weak[m]["target"])
+        paper_title(ax, "", f"target on the {m}-neuron embedding")
+    return fig
+
+
+def fig10(weak1: dict):
+    fig, axs = subplots(1, 3, width=3.8, height=3.2)
+    _lin(axs[0, 0], weak1)
+    paper_title(axs[0, 0], "Fig. 10", "1-neuron weak model")
+    s = weak1["features"]["signal"][0]
+    axs[0, 1].bar(["$w_1$", "$w_2$", "mean |noise|"], [s[0], s[1], weak1["features"]["noise_mean_abs"][0]])
+    paper_title(axs[0, 1], "", "its neuron")
+    _lin(axs[0, 2], weak1["target"])
+    paper_title(axs[0, 2], "", "target on its 1-D embedding")
+    return fig
+
+
+def fig11(weak1: dict, weak2: dict):
+    fig, axs = subplots(1, 3, width=3.8, height=3.2)
+    for ax, w, d in ((axs[0, 0], weak1, 1), (axs[0, 1], weak2, 2)):
+        t = w["target"]
+        z, y = t["z_test"], t["y_test"]
+        zz = z[:, 0] if d == 1 else z
+        for lab, c in ((1, "C0"), (-1, "C3")):
+            k = y == lab
+            if d == 1:
+                ax.scatter(zz[k], np.random.default_rng(0).uniform(-1, 1, k.sum()) * 0.1 + (0.2 if lab > 0 else -0.2),
+                           s=3, color=c, label=f"y={lab:+d}")
+                ax.set_yticks([])
+            else:
+                ax.scatter(zz[k, 0], zz[k, 1], s=3, color=c, label=f"y={lab:+d}")
+        ax.legend(fontsize=7)
+        paper_title(ax, "Fig. 11" if d == 1 else "", f"data under the {d}-neuron embedding")
+    _lin(axs[0, 2], weak2["target"])
+    paper_title(axs[0, 2], "", "target on the 2-neuron embedding")
+    return fig
+
+
+def fig12(A: np.ndarray):
+    """PCA of the weak model's 4-D embedding, points labelled by the integer."""
+    Ac = A - A.mean(0)
+    u, s, vt = np.linalg.svd(Ac, full_matrices=False)
+    z = Ac @ vt[:2].T
+    fig, axs = subplots(1, 1, width=5, height=4.6)
+    ax = axs[0, 0]
+    sc = ax.scatter(z[:, 0], z[:, 1], c=np.arange(len(A)), cmap="twilight", s=14)
+    for a in range(0, len(A), 8):
+        ax.annotate(str(a), z[a], fontsize=6)
+    fig.colorbar(sc, ax=ax, label="integer a")
+    ax.set_xlabel("PC 1")
+    ax.set_ylabel("PC 2")
+    paper_title(ax, "Fig. 12", "weak model's 4-D embedding, PCA")
+    return fig
+
+
+def fig14(res: dict):
+    fig, axs = subplots(1, 2, width=4.5, height=3.4)
+    _curve(axs[0, 0], res["weak"]["epoch"], res["weak"]["train_acc"][0], res["weak"]["test_acc"][0], TEST, "weak")
+    paper_title(axs[0, 0], "Fig. 14", "weak 2-layer MLP")
+    _curve(axs[0, 1], res["scratch"]["epoch"], res["scratch"]["train_acc"][0], res["scratch"]["test_acc"][0],
+           SCRATCH_C, "from scratch")
+    _curve(axs[0, 1], res["gt"]["epoch"], res["gt"]["train_acc"][0], res["gt"]["test_acc"][0], GT_C, "GrokTransfer")
+    axs[0, 1].legend(fontsize=7)
+    paper_title(axs[0, 1], "", "4-layer MLP target")
+    return fig
+
+
+def fig15(rnd_fnn: dict, rnd_tf: dict, merge: dict, same: dict, sc: dict, merge_at: int):
+    fig, axs = subplots(1, 3, width=4.0, height=3.3)
+    _curve(axs[0, 0], rnd_fnn["epoch"], rnd_fnn["train_acc"][0], rnd_fnn["test_acc"][0], RND_C, "MLP, random A·B")
+    _curve(axs[0, 0], rnd_tf["step"], rnd_tf["train_acc"], rnd_tf["test_acc"], "#8c564b", "TF, random A·B")
+    axs[0, 0].legend(fontsize=7)
+    paper_title(axs[0, 0], "Fig. 15a", "random low-rank embedding")
+    _curve(axs[0, 1], merge["epoch"], merge["train_acc"][0], merge["test_acc"][0], GT_C, "merged")
+    axs[0, 1].axvline(merge_at, color="k", ls=":", lw=1)
+    paper_title(axs[0, 1], "Fig. 15b", f"A·B merged into $E_T$ at epoch {merge_at}")
+    _curve(axs[0, 2], same["epoch"], same["train_acc"][0], same["test_acc"][0], GT_C, "GrokTransfer, $d_W=d_T$")
+    _curve(axs[0, 2], sc["epoch"], sc["train_acc"][0], sc["test_acc"][0], SCRATCH_C, "from scratch")
+    axs[0, 2].legend(fontsize=7)
+    paper_title(axs[0, 2], "Fig. 15c", "weak $d_{embed}$ = target's")
+    return fig

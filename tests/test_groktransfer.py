@@ -1,0 +1,179 @@
+"""Checks of the GrokTransfer library (Xu et al. 2025) by independent routes."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from companion import groktransfer as G
+from companion import groktransfer_features as GF
+from companion import grokfast
+from companion import xor as X
+
+
+def _toy_data(seed=0, n=60, V=11):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randint(0, V, (n, 2), generator=g)
+    y = (x[:, 0] + x[:, 1]) % V
+
+    class D:
+        pass
+
+    d = D()
+    d.train_x, d.train_y, d.test_x, d.test_y = x[:40], y[:40], x[40:], y[40:]
+    return d
+
+
+def test_ensemble_adamw_equals_torch_adamw_per_member():
+    """Batched AdamW with per-member (lr, wd) == torch.optim.AdamW run on each member alone."""
+    spec = G.FNNSpec("table", 11, 3, (8,), 11)
+    d = _toy_data()
+    P = G.init_params(spec, [1.0, 0.5], seed=3)
+    lrs, wds = torch.tensor([1e-2, 3e-2]), torch.tensor([1.0, 0.1])
+    h = G.train_ensemble(P, spec, d, lrs, wds, epochs=5, eval_every=5)
+    for m in range(2):
+        Q = {k: v[m:m + 1].detach().clone().requires_grad_(True) for k, v in P.items()}
+        opt = torch.optim.AdamW(list(Q.values()), lr=float(lrs[m]), weight_decay=float(wds[m]))
+        for _ in range(5):
+            lo = torch.nn.functional.cross_entropy(G.forward(Q, spec, d.train_x)[0], d.train_y)
+            opt.zero_grad()
+            lo.backward()
+            opt.step()
+        for k in Q:
+            assert torch.allclose(h["params"][k][m], Q[k][0].detach(), atol=1e-5), k
+
+
+def test_lowrank_embedding_is_product_of_factors():
+    """E_T = A·B (Sec. 2.2): the low-rank net equals a table net whose E is A @ B."""
+    spec_lr = G.FNNSpec("lowrank", 11, 6, (8,), 11, rank=3)
+    A = torch.randn(1, 11, 3)
+    P = G.init_params(spec_lr, [1.0], seed=0, A=A)
+    Pt = {k: v for k, v in P.items() if k not in ("A", "B")}
+    Pt["E"] = P["A"] @ P["B"]
+    x = _toy_data().train_x
+    assert torch.allclose(G.forward(P, spec_lr, x), G.forward(Pt, G.FNNSpec("table", 11, 6, (8,), 11), x), atol=1e-5)
+    assert torch.linalg.matrix_rank(G.embedding_matrix(P)[0]) <= 3
+
+
+def test_init_scale_multiplies_default_init():
+    """A.3: α times PyTorch's default (nn.Linear U(±1/√fan_in)); the table embedding N(0, α²)."""
+    spec = G.FNNSpec("table", 113, 64, (256,), 113)
+    P = G.init_params(spec, [0.3], seed=0)
+    assert P["W1"].abs().max() <= 0.3 / math.sqrt(128) + 1e-7
+    assert abs(P["E"].std().item() - 0.3) < 0.01
+
+
+def test_grokfast_matches_reference_code():
+    """ema_filter == a literal transcription of ironjr/grokfast ``gradfilter_ema``."""
+    torch.manual_seed(0)
+    m1, m2 = torch.nn.Linear(4, 3), torch.nn.Linear(4, 3)
+    m2.load_state_dict(m1.state_dict())
+    grads_ref, state = None, {}
+    for t in range(4):
+        x = torch.randn(5, 4)
+        for m in (m1, m2):
+            m.zero_grad()
+            m(x).pow(2).sum().backward()
+        # reference (Lee et al. 2024)
+        if grads_ref is None:
+            grads_ref = {n: p.grad.data.detach() for n, p in m1.named_parameters()}
+        for n, p in m1.named_parameters():
+            grads_ref[n] = grads_ref[n] * 0.98 + p.grad.data.detach() * (1 - 0.98)
+            p.grad.data = p.grad.data + grads_ref[n] * 2.0
+        grokfast.ema_filter(list(m2.parameters()), state, 0.98, 2.0)
+        for p1, p2 in zip(m1.parameters(), m2.parameters()):
+            assert torch.allclose(p1.grad, p2.grad, atol=1e-6)
+
+
+def test_norm_ratio_closed_form():
+    """r_W = (‖W_noise‖_F/√(p−2)) / (‖W_signal‖_F/√2) for a W built with known norms."""
+    p, m = 102, 3
+    W = torch.zeros(1, p, m)
+    W[0, :2] = 0.5  # ‖W_signal‖_F = √(6·0.25)
+    W[0, 2:] = 0.01
+    expect = (0.01 * math.sqrt(100 * 3) / math.sqrt(100)) / (math.sqrt(6 * 0.25) / math.sqrt(2))
+    assert abs(float(X.norm_ratio(W)[0]) - expect) < 1e-6
+
+
+def test_lemma_3_1_three_neurons_at_most_75_percent():
+    """Lemma 3.1: any f = Σ_{j≤3} a_j φ(w_jᵀx) classifies at most 3 of the 4 XOR clusters;
+    the 4-neuron Bayes classifier gets all 4."""
+    pts = torch.tensor([[1.0, 1], [-1, -1], [1, -1], [-1, 1]])
+    y = pts[:, 0] * pts[:, 1]
+    g = torch.Generator().manual_seed(0)
+    w = torch.randn(20000, 2, 3, generator=g)
+    a = torch.randn(20000, 3, generator=g)
+    f = (torch.relu(pts @ w) * a[:, None]).sum(-1)  # (trials, 4)
+    acc = (torch.sign(f) == y).float().mean(-1)
+    assert acc.max() <= 0.75
+    fb = torch.relu(pts.sum(1)) + torch.relu(-pts.sum(1)) - torch.relu(pts[:, 0] - pts[:, 1]) - torch.relu(pts[:, 1] - pts[:, 0])
+    assert bool((torch.sign(fb) == y).all())
+
+
+def test_theorem_3_2_one_step_on_idealised_embedding():
+    """Theorem 3.2 with the idealised U = [μ₂; −μ₂; −μ₁] (noise rows 0): after one GD step the
+    target f_L classifies all training points and nearly all test points."""
+    p, n = 300, 200
+    U = torch.zeros(p, 3)
+    U[:2, 0] = torch.tensor([-1.0, 1])
+    U[:2, 1] = torch.tensor([1.0, -1])
+    U[:2, 2] = torch.tensor([-1.0, -1])
+    tr, te = X.xor_data(n, p, 0), X.xor_data(500, p, 1)
+    r = X.target_fl(U, tr, te, 0.05, m=512, v_init=0.05, lr=5.0, steps=1, seed=0)
+    assert r["train_acc"][1] == 1.0 and r["test_acc"][1] >= 0.99
+
+
+def test_fixed_embeddings():
+    """Sec. 2.1: unit norm; binary has ⌈log₂(p−1)⌉+1 = 8 bits and binary(0) = 0; Fourier has
+    14 coordinates at the 7 smallest primes."""
+    b, f = GF.binary(113), GF.fourier(113)
+    assert b.shape == (113, 8) and np.all(b[0] == 0)
+    assert np.allclose(np.linalg.norm(b[1:], axis=1), 1)
+    assert f.shape == (113, 14) and np.allclose(np.linalg.norm(f, axis=1), 1)
+    assert np.allclose(f[1, :2] * math.sqrt(7), [math.cos(2 * math.pi * 2 / 113), math.sin(2 * math.pi * 2 / 113)])
+
+
+def test_pntk_equals_literal_gradient_loop():
+    """Θ̂(x, x') = ⟨∇g(x), ∇g(x')⟩ with g = Σ_c f_c/√k, against per-sample torch.autograd.grad."""
+    spec = G.FNNSpec("fixed", 5, 0, (7,), 4)
+    P = {k: v[0].detach() for k, v in G.init_params(spec, [1.0], 0).items()}
+    x = torch.randn(6, 5)
+
+    def fwd(pr, xx):
+        return G.forward({k: v.unsqueeze(0) for k, v in pr.items()}, spec, xx)[0]
+
+    K = GF.pntk(fwd, P, x)
+    rows = []
+    for i in range(6):
+        Q = {k: v.clone().requires_grad_(True) for k, v in P.items()}
+        g = fwd(Q, x[i:i + 1]).sum() / 2.0
+        rows.append(torch.cat([t.reshape(-1) for t in torch.autograd.grad(g, list(Q.values()))]))
+    J = torch.stack(rows)
+    assert torch.allclose(K, J @ J.T, atol=1e-4)
+    assert abs(GF.kernel_distance(K, K)) < 1e-6
+
+
+def test_flops_a41_reproduces_paper_numbers():
+    from companion.experiments.groktransfer import flops_a41
+
+    f = flops_a41()
+    assert f["weak_fwd"] == 1436 and f["N"] == 6291456
+    assert 0.09 < f["ratio"] < 0.11
+
+
+def test_time_gap_and_selection():
+    ep = np.array([0, 10, 20, 30])
+    assert G.time_gap(ep, np.array([0, 0.96, 1, 1]), np.array([0, 0, 0.5, 0.97])) == 20
+    assert G.first_epoch(ep, np.zeros(4), 0.5) == math.inf
+    h = {"epoch": ep, "snapshot_epoch": np.array([0, 20]), "test_acc": np.array([[0, .1, .2, .3], [0, .5, .6, .1]]),
+         "train_acc": np.ones((2, 4)), "snapshots": np.zeros((2, 2, 3, 1))}
+    s = G.select_weak(h, "best")
+    assert (s["member"], s["epoch"]) == (1, 20)
+    s = G.select_weak(h, "first", 0.15)
+    assert (s["member"], s["epoch"]) == (0, 20) or s["test_acc"] >= 0.15
+
+
+def test_sparse_parity_labels():
+    x, y = X.sparse_parity(40, 3, 50, 0)
+    assert torch.equal(y, x[:, 0] * x[:, 1] * x[:, 2]) and set(x.unique().tolist()) == {-1.0, 1.0}
