@@ -163,20 +163,20 @@ _cpu = {
     "fig4": replace(PAPER["fig4"], d_in=250, n_train=500, eta=0.5, steps=800),
     "fig6": replace(PAPER["fig6"], n_gen=2000),
     "fig7": replace(PAPER["fig7"], n_grid=16),
-    # p = 48, d_h = 400 takes ~5 min per α on one core
-    "fig8": replace(PAPER["fig8"], p=24, d_h=100, alphas=(0.6, 0.7, 0.8, 0.9), steps=2000, eval_every=10),
+    # p = 48, d_h = 400 takes ~5 min per α on one core; α = 0.5 does not grok at p = 32 within 2500 steps
+    "fig8": replace(PAPER["fig8"], p=32, d_h=200, alphas=(0.6, 0.7, 0.8, 0.9), steps=1500, eval_every=10),
 }
 _smoke = {
     "fig1": replace(_cpu["fig1"], d_in=200, dt_lams=(0.1, 0.5, 0.9), n_seeds=2, n_gen=500, n_points=20,
                     n_theory=8),
-    "fig2": replace(_cpu["fig2"], d_in=200, douts=(1, 10, 100), marker_douts=(1, 10), right_lams=(0.5,),
+    "fig2": replace(_cpu["fig2"], d_in=200, marker_douts=(1, 10), right_lams=(0.5,),
                     n_dout_grid=6, n_gen=500, n_points=15),
     "fig3": replace(_cpu["fig3"], d_in=200, marker_gammas=(1e-3, 2e-2), right_lams=(0.5,), n_gamma_grid=6,
                     n_seeds=1, n_gen=500, n_points=15),
     "fig4": replace(_cpu["fig4"], d_in=100, n_train=200, n_gen=500, steps=300, n_evals=40),
     "fig6": replace(_cpu["fig6"], d_in=200, n_seeds=1, n_gen=500, n_points=15),
     "fig7": replace(_cpu["fig7"], n_grid=5),
-    "fig8": replace(_cpu["fig8"], p=17, d_h=50, alphas=(0.7, 0.9), steps=300),
+    "fig8": replace(_cpu["fig8"], p=24, d_h=100, alphas=(0.7, 0.8, 0.9), steps=500),
 }
 PROFILES = {"paper": PAPER, "cpu": _cpu, "smoke": _smoke}
 FIGURES = tuple(PAPER)
@@ -439,7 +439,7 @@ def fig1_measures(res: dict) -> dict:
 def fig2_measures(res: dict) -> dict:
     out = {}
     for d, c in res["curves"].items():
-        floor = res["eps"] / 40 / d
+        floor = res["eps"] / 40
         out[d] = max(_max_log_ratio(c["sim"][f"{q}_loss"][0], c["theory"][f"{q}_loss"], floor) for q in ("train", "test"))
     m = res["markers"]
     rel = max(abs(m[d]["sim"]["dt"][0] / m[d]["theory"][2] - 1) for d in m)
@@ -450,6 +450,7 @@ def fig2_measures(res: dict) -> dict:
     return {"log_ratio": out, "marker_rel_err": float(rel), "peaks": peaks, "unimodal": unimodal, "zero_big": zero_big}
 
 
+@np.errstate(invalid="ignore")
 def fig3_measures(res: dict) -> dict:
     lam = res["lam"]
     plat = {}
@@ -508,6 +509,7 @@ def fig6_measures(res: dict) -> dict:
             "test_acc_theory": float(th.accuracy(fgen, res["eps"]))}
 
 
+@np.errstate(invalid="ignore")
 def fig7_measures(res: dict) -> dict:
     c = res["centre"]
     inf = ~np.isfinite(c)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.lines import Line2D
+from matplotlib.ticker import NullFormatter
 
 from companion.plotting import paper_title, subplots, sweep_colors
 
@@ -84,7 +85,8 @@ def fig3(res: dict):
         a.plot(grid, np.where(np.isfinite(dt), dt, np.nan), color=c, label=f"theory, λ = {l}")
         inf = ~np.isfinite(dt)
         if inf.any():
-            a.axvspan(grid[np.argmax(inf)], grid[-1], color="grey", alpha=0.12)
+            i = int(np.argmax(inf))
+            a.axvspan(np.sqrt(grid[max(i - 1, 0)] * grid[i]), grid[-1], color="grey", alpha=0.12)
     m = res["markers"]
     g = [k for k in m if np.isfinite(m[k]["sim"]["dt"]).all()]
     a.plot(g, [np.mean(m[k]["sim"]["dt"]) for k in g], "ko", ms=4, label=f"simulation, λ = {res['marker_lam']}")
@@ -196,7 +198,8 @@ def fig8(res: dict):
     for i, c in zip(order, sweep_colors(len(order))):
         a1.plot(m["train_loss"][i], m["train_acc"][i], color=c, ls="--")
         a1.plot(m["train_loss"][i], m["test_acc"][i], color=c, label=f"α = {m['alpha'][i]:g}")
-    a1.set(xscale="log", xlabel="training loss", ylabel="accuracy")
+    a1.set(xscale="log", xlabel="training loss (MSE)", ylabel="accuracy")
+    a1.xaxis.set_minor_formatter(NullFormatter())
     a1.invert_xaxis()
     a1.legend(fontsize=7)
     paper_title(a1, "", "modular addition (train dashed, test solid)")
