@@ -91,3 +91,49 @@ def modular_arithmetic(p: int, op: str = "add", train_frac: float = 0.3, seed: i
     tr, te = perm[:n_train], perm[n_train:]
     x = with_equals(pairs, p)
     return ModularData(p, op, x[tr], labels[tr], x[te], labels[te])
+
+
+# --------------------------------------------------------------------------------------------
+# Gu et al. ("Beyond Progress Measures", §4, Table 1, Fig. 3, App. D): any binary f(i, j) mod p,
+# an operand offset k, and designed train/test layouts (appended by the progress_measures chapter).
+OPERATIONS.setdefault("x3+y3", lambda a, b, p: (a ** 3 + b ** 3) % p)
+OPERATIONS.setdefault("x3+xy+y3", lambda a, b, p: (a ** 3 + a * b + b ** 3) % p)
+SPLIT_SHAPES = ("random", "square", "strip")
+
+
+def hole_mask(a: torch.Tensor, b: torch.Tensor, shape: str, hole: int) -> torch.Tensor:
+    """Pairs held out by design (Gu et al. Fig. 3, Table 1): ``square`` = {a ≤ hole, b ≤ hole},
+    ``strip`` = {a ≤ hole, any b}; ``random`` holds nothing out by design. ``b`` is the operand
+    before the offset."""
+    from companion.profiles import one_of
+
+    one_of("split shape", shape, SPLIT_SHAPES)
+    if shape == "square":
+        return (a <= hole) & (b <= hole)
+    if shape == "strip":
+        return a <= hole
+    return torch.zeros_like(a, dtype=torch.bool)
+
+
+def modular_split(p: int, op: str = "add", k: int = 0, shape: str = "random", hole: int = 0,
+                  train_frac: float = 0.3, seed: int = 0) -> ModularData:
+    """Gu et al.'s task: tokens ``[i, j + k, p + k]``, label ``f(i, j + k) mod p`` (the offset
+    enters the label too; App. D), vocabulary ``p + k + 1``.
+
+    The held-out ``hole`` (:func:`hole_mask`) goes to the test set; the other pairs are shuffled
+    with ``torch.Generator().manual_seed(seed)`` and the first ``int(train_frac·p²)`` of them
+    train (all of them when fewer remain, as in the authors' code); the rest are test pairs.
+    """
+    if not 0 < train_frac < 1:
+        raise ValueError(f"train_frac must be in (0, 1), got {train_frac}")
+    pairs, _ = modular_table(p, "add")  # row-major (i, j); labels recomputed with the offset
+    a, b = pairs[:, 0], pairs[:, 1]
+    labels = OPERATIONS[op](a, b + k, p)
+    x = torch.stack([a, b + k, torch.full_like(a, p + k)], 1)
+    held = hole_mask(a, b, shape, hole)
+    free = torch.nonzero(~held).squeeze(1)
+    free = free[torch.randperm(len(free), generator=torch.Generator().manual_seed(seed))]
+    n_train = min(int(train_frac * p * p), len(free))
+    tr = free[:n_train]
+    te = torch.cat([torch.nonzero(held).squeeze(1), free[n_train:]])
+    return ModularData(p, op, x[tr], labels[tr], x[te], labels[te])

@@ -1,0 +1,269 @@
+"""Figures of the progress_measures chapter (Gu et al., "Beyond Progress Measures").
+
+Results in, Figure out. The paper draws its curves on linear axes against epochs (one
+full-batch step = one epoch); so do these, with the raw logged values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from companion.plotting import TEST, TRAIN, paper_title, subplots, sweep_colors
+
+
+def md_table(header: list[str], rows: list[list]) -> str:
+    """A Markdown table (display it with ``IPython.display.Markdown``)."""
+    fmt = lambda v: f"{v:.3g}" if isinstance(v, float) else str(v)  # noqa: E731
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(fmt(v) for v in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def fig1_concept():
+    """Fig. 1 is a concept diagram: two causes (embedding uniformity under weight decay; a
+    training set that covers the task) feeding grokking in three model families."""
+    fig, axes = subplots(1, 1, width=9, height=3.2)
+    ax = axes[0, 0]
+    ax.set_axis_off()
+    box = dict(boxstyle="round,pad=0.5", fc="#eef3fb", ec="#1f77b4")
+    ax.text(0.15, 0.75, "weight decay\n→ uniform token embeddings\n(small MED, Thm 3.8)", ha="center", va="center", bbox=box)
+    ax.text(0.15, 0.25, "training-set distribution\ncovers the task\n(Thm 3.12)", ha="center", va="center", bbox=box)
+    ax.text(0.55, 0.5, "grokking", ha="center", va="center", fontsize=14,
+            bbox=dict(boxstyle="round,pad=0.6", fc="#fdecea", ec=TEST))
+    ax.text(0.88, 0.5, "DNN\nTransformer\nResNet-18", ha="center", va="center", bbox=box)
+    for y in (0.75, 0.25):
+        ax.annotate("", xy=(0.47, 0.5), xytext=(0.31, y), arrowprops=dict(arrowstyle="->"))
+    ax.annotate("", xy=(0.79, 0.5), xytext=(0.63, 0.5), arrowprops=dict(arrowstyle="<->"))
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    paper_title(ax, "Fig. 1", "the two ingredients of grokking (diagram)")
+    return fig
+
+
+def fig3_splits(layouts: dict):
+    """Fig. 3: train (blue) / test (grey) / held-out hole (dark grey) over the (i, j) grid."""
+    from matplotlib.colors import ListedColormap
+
+    fig, axes = subplots(1, len(layouts), width=3.4, height=3.4)
+    cmap = ListedColormap(["#c8c8c8", TRAIN, "#555555"])
+    for ax, (name, grid) in zip(axes[0], layouts.items()):
+        ax.imshow(grid, cmap=cmap, vmin=0, vmax=2, origin="lower", interpolation="nearest")
+        ax.set(xlabel="j", ylabel="i")
+        ax.grid(False)
+        paper_title(ax, "Fig. 3", name)
+    return fig
+
+
+def _curves(ax, h, key, **kw):
+    ax.plot(h["step"], h[key], **kw)
+
+
+def metric_rows(hists: dict, ref: str, med_key: str = "med"):
+    """One row per run: (a) loss, (b) accuracy, (c) MED — the authors' ``plot_metrics`` layout."""
+    fig, axes = subplots(len(hists), 3, width=3.6, height=2.7)
+    for row, (label, h) in zip(axes, hists.items()):
+        _curves(row[0], h, "train_loss", color=TRAIN, label="train")
+        _curves(row[0], h, "test_loss", color=TEST, label="test")
+        row[0].set(ylabel="loss", xlabel="epoch")
+        row[0].legend()
+        _curves(row[1], h, "train_acc", color=TRAIN)
+        _curves(row[1], h, "test_acc", color=TEST)
+        row[1].set(ylabel="accuracy", xlabel="epoch", ylim=(-0.02, 1.02))
+        _curves(row[2], h, med_key, color="k")
+        row[2].set(ylabel="MED" + (" (sum)" if med_key == "med_sum" else ""), xlabel="epoch")
+        paper_title(row[0], ref, f"{label}: loss")
+        row[1].set_title(f"{label}: accuracy")
+        row[2].set_title(f"{label}: MED")
+    return fig
+
+
+def shade_window(ax, win):
+    t0, t1 = win
+    if np.isfinite(t0):
+        ax.axvspan(t0, t1, color="#f5d76e", alpha=0.35, lw=0)
+
+
+def fig2_depth(runs: dict):
+    """Fig. 2: test accuracy and MED for each depth."""
+    fig, axes = subplots(1, 2, width=4.4)
+    for c, (L, h) in zip(sweep_colors(len(runs), "plasma_r"), runs.items()):
+        axes[0, 0].plot(h["step"], h["test_acc"], color=c, label=f"{L} layer{'s' * (L > 1)}")
+        axes[0, 1].plot(h["step"], h["med"], color=c)
+    axes[0, 0].set(xlabel="epoch", ylabel="test accuracy")
+    axes[0, 0].legend()
+    axes[0, 1].set(xlabel="epoch", ylabel="MED")
+    paper_title(axes[0, 0], "Fig. 2", "more layers")
+    return fig
+
+
+def table1_curves(runs: dict):
+    """Table 1's runs: test accuracy against epoch for each hole, squares and strips."""
+    fig, axes = subplots(1, 2, width=4.4)
+    for ax, shape in zip(axes[0], ("square", "strip")):
+        keys = [k for k in runs if k[0] == shape]
+        for c, key in zip(sweep_colors(len(keys)), keys):
+            ax.plot(runs[key]["step"], runs[key]["test_acc"], color=c, label=f"{shape} {key[1]}")
+        ax.set(xlabel="epoch", ylabel="test accuracy", ylim=(-0.02, 1.02))
+        ax.legend()
+        paper_title(ax, "Table 1", f"{shape} holes")
+    return fig
+
+
+def fig4_commutativity(runs: dict):
+    """Fig. 4: accuracy for f = i² + ij + j² per α; test accuracy split by mirror-in-train; the DNN."""
+    fig, axes = subplots(1, 3, width=3.8)
+    fracs = [f for f in runs if f != "mlp"]
+    for c, f in zip(sweep_colors(len(fracs)), fracs):
+        h = runs[f]
+        axes[0, 0].plot(h["step"], h["train_acc"], color=c, ls=":")
+        axes[0, 0].plot(h["step"], h["test_acc"], color=c, label=f"α = {f}")
+        axes[0, 1].plot(h["step"], h["acc_mirror_in"], color=c, label=f"α = {f}: mirror (j, i) in train")
+        axes[0, 1].plot(h["step"], h["acc_mirror_out"], color=c, ls="--", label=f"α = {f}: mirror not in train")
+    axes[0, 0].set(xlabel="epoch", ylabel="accuracy (dotted: train)", ylim=(-0.02, 1.02))
+    axes[0, 0].legend()
+    axes[0, 1].set(xlabel="epoch", ylabel="test accuracy", ylim=(-0.02, 1.02))
+    axes[0, 1].legend(fontsize=7)
+    h = runs["mlp"]
+    axes[0, 2].plot(h["step"], h["train_acc"], color=TRAIN, label="train")
+    axes[0, 2].plot(h["step"], h["test_acc"], color=TEST, label="test")
+    axes[0, 2].set(xlabel="epoch", ylabel="accuracy", ylim=(-0.02, 1.02))
+    axes[0, 2].legend()
+    paper_title(axes[0, 0], "Fig. 4", "transformer, i² + ij + j²")
+    axes[0, 1].set_title("commutativity split (not in paper)")
+    axes[0, 2].set_title("2-layer DNN")
+    return fig
+
+
+def fig5_primes(runs: dict, windows: dict):
+    """Fig. 5: loss, MED (sum, as the caption) and accuracy for each p; shaded: the window
+    from train accuracy 0.99 to test accuracy 0.95 used for the correlation."""
+    fig, axes = subplots(len(runs), 3, width=3.6, height=2.7)
+    for row, (p, h) in zip(axes, runs.items()):
+        row[0].plot(h["step"], h["train_loss"], color=TRAIN, label="train")
+        row[0].plot(h["step"], h["test_loss"], color=TEST, label="test")
+        row[1].plot(h["step"], h["med_sum"], color="k")
+        row[2].plot(h["step"], h["train_acc"], color=TRAIN)
+        row[2].plot(h["step"], h["test_acc"], color=TEST)
+        for ax in row:
+            shade_window(ax, windows[p])
+            ax.set_xlabel("epoch")
+        row[0].set_ylabel("loss")
+        row[0].legend()
+        row[1].set_ylabel("MED (sum)")
+        row[2].set(ylabel="accuracy", ylim=(-0.02, 1.02))
+        paper_title(row[0], "Fig. 5", f"p = {p}")
+    return fig
+
+
+def measure_comparison(h: dict, win):
+    """Not in the paper: MED next to the other progress measures, each scaled to [0, 1]."""
+    fig, axes = subplots(1, 1, width=7.5, height=3.6)
+    ax = axes[0, 0]
+    keys = [("test_loss", "test loss", TEST), ("med", "MED", "k"), ("wnorm2", "weight norm² W(θ)", "#2ca02c"),
+            ("gini", "Fourier Gini of W_E", "#9467bd"), ("restricted", "restricted loss", "#ff7f0e"),
+            ("excluded", "excluded loss", "#8c564b")]
+    for key, label, c in keys:
+        if key in h:
+            v = np.asarray(h[key], dtype=float)
+            ax.plot(h["step"], (v - v.min()) / (np.ptp(v) or 1), color=c, label=label)
+    shade_window(ax, win)
+    ax.set(xlabel="epoch", ylabel="scaled to [0, 1]")
+    ax.legend(fontsize=8, ncol=2)
+    paper_title(ax, "", "progress measures side by side (not in paper)")
+    return fig
+
+
+def fig6_dataset(tiles: np.ndarray, sides: tuple, samples: np.ndarray, sample_labels: np.ndarray):
+    """Fig. 6: the 11-entry dictionary (top-left quadrant geometry) and generated samples."""
+    fig, axes = subplots(2, max(len(sides), len(samples)), width=1.1, height=1.3)
+    for ax in axes.ravel():
+        ax.set_axis_off()
+    for ax, t, s in zip(axes[0], tiles, sides):
+        ax.imshow(t, cmap="gray", vmin=0, vmax=255)
+        ax.set_title(f"w = {s}", fontsize=8)
+    for ax, im, y in zip(axes[1], samples, sample_labels):
+        ax.imshow(im, cmap="gray", vmin=0, vmax=255)
+        ax.set_title(f"label {y}", fontsize=8)
+    axes[0, 0].set_title("Paper Fig. 6 — w = 0", fontsize=8)
+    return fig
+
+
+def fig7_resnet(h: dict):
+    fig, axes = subplots(1, 1, width=6)
+    ax = axes[0, 0]
+    ax.plot(h["epoch"], h["train_acc"], color=TRAIN, label="train (running, train mode)")
+    ax.plot(h["test_epoch"], h["test_acc"], "o-", color=TEST, ms=3, label="test (eval mode)")
+    ax.axhline(h["chance"], color="grey", ls=":", lw=1, label="largest class")
+    ax.set(xlabel="epoch", ylabel="accuracy", ylim=(-0.02, 1.02))
+    ax.legend()
+    paper_title(ax, "Fig. 7", "ResNet-18 on the polygon sums (from scratch)")
+    return fig
+
+
+def fig8_ode(res: dict, n_show: int = 40):
+    fig = subplots(1, 1)[0]
+    fig.clf()
+    fig.set_size_inches(9, 3.8)
+    ax = fig.add_subplot(1, 2, 1, projection="3d")
+    for tr in res["traj"][:n_show]:
+        ax.plot(tr[:, 0], tr[:, 1], tr[:, 2], lw=0.7, color="#1f77b4", alpha=0.7)
+    ax.scatter([1], [1], [1], color=TEST, s=30)
+    ax.set(xlabel="x", ylabel="w", zlabel="u")
+    ax.set_title("Paper Fig. 8 — trajectories of eqs. (14)–(16)")
+    ax2 = fig.add_subplot(1, 2, 2)
+    ax2.plot(res["t"], res["V"][:n_show].T, lw=0.7, color="k", alpha=0.5)
+    ax2.set(xlabel="t", ylabel="V = Σ(·−1)²", yscale="log")
+    ax2.set_title("Lyapunov function along trajectories")
+    return fig
+
+
+def width_curves(runs: dict):
+    """Figs. 9–11: test accuracy per d_model, one panel per (figure, p, k)."""
+    panels = list(dict.fromkeys(k[0] for k in runs))
+    fig, axes = subplots(1, len(panels), width=4.4)
+    for ax, panel in zip(axes[0], panels):
+        keys = [k for k in runs if k[0] == panel]
+        for c, key in zip(sweep_colors(len(keys)), keys):
+            h = runs[key]
+            ax.plot(h["step"], h["test_acc"], color=c, label=f"d_model = {key[1]}")
+            ax.plot(h["step"], h["train_acc"], color=c, ls=":")
+        ax.set(xlabel="epoch", ylabel="accuracy (dotted: train)", ylim=(-0.02, 1.02))
+        ax.legend()
+        paper_title(ax, panel.split(" (")[0], panel)
+    return fig
+
+
+def fig20_structured(runs: dict):
+    """Fig. 20: test accuracy, random (left) vs Toeplitz (right) W_E init, one row per α."""
+    fracs = sorted({k[1] for k in runs}, reverse=True)
+    fig, axes = subplots(len(fracs), 2, width=4.4, height=3)
+    for row, a in zip(axes, fracs):
+        for ax, init in zip(row, ("random", "toeplitz")):
+            keys = [k for k in runs if k[0] == init and k[1] == a]
+            for c, key in zip(sweep_colors(len(keys)), keys):
+                h = runs[key]
+                ax.plot(h["step"], h["test_acc"], color=c, label=f"seed {key[2]}")
+                ax.plot(h["step"], h["train_acc"], color=c, ls=":")
+            ax.set(xlabel="epoch", ylabel="accuracy", ylim=(-0.02, 1.02))
+            ax.legend(fontsize=8)
+            paper_title(ax, "Fig. 20", f"{init} W_E, α = {a}")
+    return fig
+
+
+def coverage_plot(res: dict):
+    """Thm 3.12: covered fraction of test pairs (Monte Carlo) against k, with the bound's α."""
+    rows = res["rows"]
+    fig, axes = subplots(1, 2, width=4.4)
+    alphas = sorted({r["alpha"] for r in rows})
+    for c, a in zip(sweep_colors(len(alphas)), alphas):
+        rr = [r for r in rows if r["alpha"] == a]
+        axes[0, 0].plot([r["k"] for r in rr], [r["covered_test_frac"] for r in rr], "o-", color=c, label=f"α = {a} (torus)")
+        axes[0, 0].plot([r["k"] for r in rr], [r["covered_test_frac_box"] for r in rr], "s--", color=c,
+                        label=f"α = {a} (no wrap)")
+    axes[0, 0].set(xlabel="k (cover radius)", ylabel="covered share of test pairs")
+    axes[0, 0].legend(fontsize=8)
+    ks = sorted({r["k"] for r in rows})
+    axes[0, 1].plot(ks, [next(r["alpha_min"] for r in rows if r["k"] == k) for k in ks], "o-", color="k")
+    axes[0, 1].set(xlabel="k", ylabel="α > 2 ln p / C(k)", yscale="log")
+    paper_title(axes[0, 0], "Thm 3.12", "coverage, Monte Carlo")
+    axes[0, 1].set_title("the bound's training fraction")
+    return fig

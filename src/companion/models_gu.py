@@ -1,0 +1,86 @@
+"""The models of Gu et al., "Beyond Progress Measures" (§4, App. D–E), built on the shared
+:class:`companion.models.Transformer` by composition.
+
+* :class:`GuTransformerConfig` — the authors' one-layer transformer (their ``transformer/*.py``):
+  the shared Nanda-style model with the unembedding initialised ``randn/√d_model`` like every
+  other matrix, and a vocabulary ``p + k + 1`` for the operand offset ``k`` of App. D (the
+  second operand j is token ``j + k``, the "=" token is ``p + k``).
+* :func:`toeplitz_embedding` — the structured initialisation of App. E (Fig. 20).
+* :class:`EmbedMLP` — the two-hidden-layer DNN of Fig. 4 (their ``MLP/base.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from companion.models import Transformer, TransformerConfig
+
+
+@dataclass(frozen=True)
+class GuTransformerConfig(TransformerConfig):
+    """Gu et al.: p = 97, d_model 128, 4 heads, d_mlp 512, one layer, no LayerNorm, offset k = 0."""
+
+    p: int = 97
+    unembed_scale: str = "d_model"  # the authors' code initialises W_U with randn/√d_model
+    offset: int = 0  # operand offset k (App. D): j is token j + k
+
+    @property
+    def d_vocab(self) -> int:
+        return self.p + self.offset + 1
+
+
+def gu_config(p: int, d_model: int = 128, n_layers: int = 1, offset: int = 0) -> GuTransformerConfig:
+    """The authors' shape rules: 4 heads, d_mlp = 4·d_model."""
+    return GuTransformerConfig(p=p, d_model=d_model, d_mlp=4 * d_model, n_layers=n_layers, offset=offset)
+
+
+def toeplitz_embedding(d_vocab: int, d_model: int, seed: int) -> torch.Tensor:
+    """App. E: ``v ~ U[0, 1)^d_model``, ``W_E = toeplitz(v, v)[:, :d_vocab] / √d_model``.
+
+    As in the authors' (commented-out) code this is a *symmetric* Toeplitz matrix T_ab = v_|a−b|,
+    not the circulant the paper names; returned as the ``(d_vocab, d_model)`` token table
+    (row a = token a). Needs d_vocab ≤ d_model.
+    """
+    if d_vocab > d_model:
+        raise ValueError(f"Toeplitz init needs d_vocab ≤ d_model, got {d_vocab} > {d_model}")
+    v = torch.rand(d_model, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    idx = torch.arange(d_model)
+    T = v[(idx[:, None] - idx[None, :]).abs()]  # (d_model, d_model), symmetric
+    return (T[:, :d_vocab].T / math.sqrt(d_model)).float().contiguous()
+
+
+def gu_transformer(cfg: GuTransformerConfig, seed: int, init: str = "random") -> Transformer:
+    """The shared transformer with Gu et al.'s config; ``init="toeplitz"`` replaces W_E (App. E)."""
+    model = Transformer(cfg, seed=seed)
+    if init == "toeplitz":
+        with torch.no_grad():
+            model.W_E.copy_(toeplitz_embedding(cfg.d_vocab, cfg.d_model, seed + 10_007))
+    elif init != "random":
+        raise ValueError(f"unknown init {init!r}; valid inits: random, toeplitz")
+    return model
+
+
+class EmbedMLP(nn.Module):
+    """Fig. 4's DNN (authors' ``MLP/base.py``): the three token embeddings concatenated
+    (3·d_model) → Linear 4·d_model → ReLU → Linear 4·d_model → ReLU → Linear p.
+
+    W_E is ``randn/√d_model``; the Linear layers use PyTorch's default init (as the authors')
+    drawn from the seeded generator via ``torch.random.fork_rng``.
+    """
+
+    def __init__(self, p: int, d_model: int = 128, d_vocab: int | None = None, seed: int = 0):
+        super().__init__()
+        d_vocab = d_vocab or p + 1
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.W_E = nn.Parameter(torch.randn(d_vocab, d_model) / math.sqrt(d_model))
+            h = 4 * d_model
+            self.net = nn.Sequential(nn.Linear(3 * d_model, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(),
+                                     nn.Linear(h, p))
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.net(self.W_E[tokens].flatten(1))

@@ -1,0 +1,145 @@
+"""Checks of the maths of the progress_measures chapter (Gu et al.), each by an independent route."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from companion.measures import embedding as me
+from companion.models_gu import gu_config, gu_transformer, toeplitz_embedding
+from companion.tasks import OPERATIONS, modular_split
+from companion.theory import progress_measures as th
+
+
+def test_def42_med_on_a_circle():
+    """Def. 4.2: tokens on a circle of radius r at angles 2πi/p have every cyclic step 2r sin(π/p)."""
+    p, r = 13, 1.7
+    ang = 2 * math.pi * torch.arange(p + 1, dtype=torch.float64) / p
+    W = torch.zeros(p + 1, 8, dtype=torch.float64)
+    W[:, 0], W[:, 1] = r * torch.cos(ang), r * torch.sin(ang)
+    W[p] = 5.0  # the "=" token must not enter
+    assert me.med(W, p) == pytest.approx(2 * r * math.sin(math.pi / p), rel=1e-9)
+    assert me.med(W, p, scale="sum") == pytest.approx(p * 2 * r * math.sin(math.pi / p), rel=1e-9)
+
+
+def test_def42_med_literal_loop_and_offset():
+    p, k = 7, 3
+    W = torch.randn(p + k + 1, 5, generator=torch.Generator().manual_seed(0))
+    lit = lambda s: sum(float((W[s + (i + 1) % p] - W[s + i]).norm()) for i in range(p)) / p  # noqa: E731
+    assert me.med(W, p) == pytest.approx(lit(0), rel=1e-6)
+    assert me.med(W, p, offset=k) == pytest.approx((lit(0) + lit(k)) / 2, rel=1e-6)
+
+
+def test_fourier_energy_parseval_and_single_frequency():
+    p = 11
+    W = torch.randn(p + 1, 6, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    B, _ = me.fourier_basis(p)
+    assert torch.allclose(B @ B.T, torch.eye(p, dtype=torch.float64), atol=1e-12)
+    e = me.fourier_energy(W, p)
+    const = float(((B[0] @ W[:p]) ** 2).sum())
+    assert e.sum() + const == pytest.approx(float((W[:p] ** 2).sum()), rel=1e-10)
+    i = torch.arange(p, dtype=torch.float64)
+    W2 = torch.stack([torch.cos(2 * math.pi * 3 * i / p), torch.sin(2 * math.pi * 3 * i / p)], 1)
+    assert me.key_frequencies(W2, p, 1) == [3]
+    assert me.topk_fraction(W2, p, 1) == pytest.approx(1.0)
+
+
+def test_gini_extremes():
+    assert me.gini(np.ones(10)) == pytest.approx(0.0)
+    assert me.gini(np.eye(10)[0]) == pytest.approx(0.9)
+
+
+def test_mlp_internals_reproduce_the_logits():
+    cfg = gu_config(11, d_model=16)
+    m = gu_transformer(cfg, 0)
+    d = modular_split(11, "add", 0, "random", 0, 0.5, 0)
+    resid, N = me.mlp_internals(m, d.test_x)
+    blk = m.blocks[0]
+    logits = (resid + N @ blk.W_out + blk.b_out) @ m.W_U
+    assert torch.allclose(logits, m(d.test_x), atol=1e-5)
+
+
+def test_restricted_loss_runs_and_is_finite():
+    m = gu_transformer(gu_config(11, d_model=16), 0)
+    mask = torch.zeros(121, dtype=torch.bool)
+    mask[::3] = True
+    r, e = me.restricted_excluded_loss(m, 11, mask)
+    assert math.isfinite(r) and math.isfinite(e)
+
+
+def test_modular_split_shapes_offset_and_labels():
+    p, k = 13, 4
+    for shape, hole in (("random", 0), ("square", 5), ("strip", 3)):
+        d = modular_split(p, "x2+xy+y2", k, shape, hole, 0.3, 1)
+        assert d.n_train == int(0.3 * p * p) and d.n_train + len(d.test_y) == p * p
+        a, b = d.train_x[:, 0], d.train_x[:, 1] - k
+        assert not bool((((a <= hole) & (b <= hole)) if shape == "square" else (a <= hole) if shape == "strip"
+                         else torch.zeros_like(a, dtype=torch.bool)).any())
+        assert torch.equal(d.train_y, (a * a + a * (b + k) + (b + k) ** 2) % p)
+        assert bool((d.train_x[:, 2] == p + k).all())
+    # the strip that leaves fewer free pairs than int(α p²): all of them train
+    d = modular_split(13, "add", 0, "strip", 9, 0.3, 0)
+    assert d.n_train == 13 * 13 - 10 * 13
+
+
+def test_new_operations():
+    a, b = torch.tensor([2, 5]), torch.tensor([3, 4])
+    assert OPERATIONS["x3+y3"](a, b, 7).tolist() == [(8 + 27) % 7, (125 + 64) % 7]
+    assert OPERATIONS["x3+xy+y3"](a, b, 7).tolist() == [(8 + 6 + 27) % 7, (125 + 20 + 64) % 7]
+
+
+def test_gu_config_vocab_and_forward_with_offset():
+    cfg = gu_config(11, d_model=16, offset=5)
+    assert cfg.d_vocab == 17 and cfg.d_mlp == 64
+    m = gu_transformer(cfg, 0)
+    d = modular_split(11, "add", 5, "random", 0, 0.5, 0)
+    assert m(d.train_x).shape == (d.n_train, 11)
+
+
+def test_appE_toeplitz_structure():
+    W = toeplitz_embedding(10, 16, 0)
+    assert W.shape == (10, 16)
+    assert torch.allclose(W[1:, 1:], W[:-1, :-1])  # constant along diagonals
+    assert torch.allclose(W[:, :10], W[:, :10].T)  # symmetric
+    with pytest.raises(ValueError):
+        toeplitz_embedding(20, 16, 0)
+
+
+def test_thm312_cover_count_is_the_diamond():
+    for k in range(1, 6):
+        t = np.zeros((31, 31), dtype=bool)
+        t[15, 15] = True
+        assert int(th.covered(t, k).sum()) == th.cover_count(k) == int(th.covered(t, k, torus=False).sum())
+    assert th.alpha_threshold(97, 3) == pytest.approx(2 * math.log(97) / 13)
+
+
+def test_thm312_monte_carlo_matches_exact_expectation():
+    """Exact-size random training sets on the torus: a point is uncovered iff none of its C
+    neighbours trains, probability C(p²−C, n)/C(p², n) (hypergeometric)."""
+    p, k, alpha = 23, 2, 0.1
+    n, N, C = int(alpha * p * p), p * p, th.cover_count(k)
+    exact = N * math.comb(N - C, n) / math.comb(N, n)
+    mc = th.monte_carlo_coverage(p, k, alpha, 400, 0)
+    assert mc["uncovered_mean"] == pytest.approx(exact, rel=0.05)
+    assert exact <= th.union_bound(p, k, alpha)
+
+
+def test_appC_lyapunov_rate_is_the_chain_rule():
+    rng = np.random.default_rng(0)
+    for s in rng.random((20, 3)) * 1.5:
+        h = 1e-6
+        num = (th.lyapunov(s + h * th.ode_rhs(0, s)) - th.lyapunov(s - h * th.ode_rhs(0, s))) / (2 * h)
+        assert th.lyapunov_rate(s) == pytest.approx(num, rel=1e-5, abs=1e-9)
+        assert th.lyapunov_rate(s) == pytest.approx(2 * th.lyapunov_rate_paper(s), rel=1e-12, abs=1e-15)
+    inside = rng.random((1000, 3))
+    assert (th.lyapunov_rate(inside) <= 1e-15).all()
+
+
+def test_appC_flow_conserves_squared_differences():
+    res = th.ode_trajectories(5, 5.0, 11, 0)
+    x, w, u = np.moveaxis(res["traj"], -1, 0)
+    assert np.allclose(x ** 2 - w ** 2, (x ** 2 - w ** 2)[:, :1], atol=1e-6)
+    assert np.allclose(x ** 2 - u ** 2, (x ** 2 - u ** 2)[:, :1], atol=1e-6)
