@@ -34,6 +34,9 @@ from companion.profiles import DEVICES, PROFILES, ParameterError, one_of
 
 #: parameters every chapter's ``parameters`` cell defines
 CHAPTER_PARAMETERS = ("profile", "device", "seed")
+#: each chapter's budget at the cpu profile on 2 cores (the whole book: under 30 minutes)
+CPU_BUDGET_MINUTES = {"grokking": 3, "linear_estimators": 4, "progress_measures": 8, "lazy_rich": 6,
+                      "groktransfer": 7}
 #: wall-clock limit per cell, by profile (seconds); a hung chapter fails instead of hanging CI
 CELL_TIMEOUT = {"smoke": 600, "cpu": 1800, "paper": None}
 
@@ -327,6 +330,22 @@ def render(st: Path, out: Path) -> tuple[bool, str]:
 
 
 # ----------------------------------------------------------------------------- the build
+def longest_first(chapters: list[str], last_build: Path, profile: str) -> list[str]:
+    """Chapters ordered by their time in the last build of this profile, longest first.
+
+    With two workers, starting the long chapters first keeps both busy to the end (LPT
+    scheduling); a chapter not in the last build is placed by its cpu budget.
+    """
+    seconds = {c: 60.0 * m for c, m in CPU_BUDGET_MINUTES.items()}
+    try:
+        last = json.loads(last_build.read_text())
+        if last["profile"] == profile:
+            seconds |= {k: v["seconds"] for k, v in last["chapters"].items()}
+    except (OSError, ValueError, KeyError):
+        pass
+    return sorted(chapters, key=lambda c: -seconds.get(c, 0.0))
+
+
 def build(root: Path, profile: str = "cpu", device: str = "auto", chapters: list[str] | None = None,
           seed: int = 0, params: dict | None = None, out: Path | None = None, fresh: bool = False,
           jobs: int | None = None) -> int:
@@ -359,7 +378,8 @@ def build(root: Path, profile: str = "cpu", device: str = "auto", chapters: list
     t0 = time.time()
     results: dict[str, ChapterResult] = {}
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-        futures = {pool.submit(execute_chapter, str(root), str(out), ch, parameters, env): ch for ch in todo}
+        futures = {pool.submit(execute_chapter, str(root), str(out), ch, parameters, env): ch
+                   for ch in longest_first(todo, out / "build.json", profile)}
         for fut in as_completed(futures):
             ch = futures[fut]
             try:
