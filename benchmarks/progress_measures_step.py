@@ -49,7 +49,7 @@ def authors_epoch(model, opt, data, p):
         (full_logits(model, data.train_x).argmax(-1) == data.train_y).float().mean().item()
         (full_logits(model, data.test_x).argmax(-1) == data.test_y).float().mean().item()
     med(model.W_E.detach().cpu(), p)
-    return float(test_loss)
+    return float(test_loss.detach())
 
 
 def library_step(model, opt, data):

