@@ -155,7 +155,7 @@ figures.fig2(r2)
 for d in (50, 700):
     if d in m2["log_ratio"]:
         claims.check(f"fig2_losses_dout{d}", "Fig. 2 / Eq. 12",
-                     f"Simulated and theory losses agree within 0.05 decades at d_out = {d} (λ = 0.9, window L_th ≥ ε/40)",
+                     f"Simulated and theory losses agree within 0.05 decades at d_out = {d} (λ = 0.9, seed mean, window L_th ≥ ε/40)",
                      measured=m2["log_ratio"][d], expected=at_most(0.05))
 claims.check("fig2_markers", "Fig. 2", "Simulated Δt within 15% of theory at λ = 0.5 for every simulated d_out",
              measured=m2["marker_rel_err"], expected=at_most(0.15))
