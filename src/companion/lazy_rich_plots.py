@@ -1,0 +1,236 @@
+"""Figures of the lazy-to-rich chapter (Kumar et al. 2024). Each function takes results (plain
+dicts of arrays from :mod:`companion.experiments.lazy_rich`) and returns a Figure."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from companion.plotting import TEST, TRAIN, paper_title, subplots, sweep_colors
+
+
+def _x(step):
+    return np.maximum(np.asarray(step, float), 1.0)
+
+
+def _pair(ax, step, train, test, color, label=None, norm=False, lw=1.4):
+    tr, te = np.asarray(train, float), np.asarray(test, float)
+    if norm:
+        tr, te = tr / tr[0], te / te[0]
+    ax.plot(_x(step), tr, "--", color=color, lw=lw)
+    ax.plot(_x(step), te, "-", color=color, lw=lw, label=label)
+    ax.set_xscale("log")
+
+
+def fig1a(r):
+    fig, axs = subplots(1, 2, width=4.4)
+    ax = axs[0, 0]
+    ax.plot(r["lin_x"], r["lin_y"], "-o", ms=2, color="green", label="linearised (stays in S)")
+    ax.plot(r["net_x"], r["net_y"], "-o", ms=2, color="tab:blue", label="network (leaves S)")
+    ax.plot([0], [0], "k*", ms=10, label="$w_0$")
+    ax.set_xlabel("displacement inside S, along $w_{lazy}-w_0$")
+    ax.set_ylabel("distance from S")
+    ax.legend(fontsize=8)
+    paper_title(ax, "Fig. 1a", "weight trajectories")
+    ax = axs[0, 1]
+    _pair(ax, r["step"], r["net_train"], r["net_test"], "tab:blue", "network")
+    _pair(ax, r["step"], r["lin_train"], r["lin_test"], "green", "linearised")
+    ax.set_xlabel("step"), ax.set_ylabel("MSE (dashed train, solid test)"), ax.legend(fontsize=8)
+    return fig
+
+
+def fig1(r, i=0):
+    fig, axs = subplots(1, 2, width=4.6)
+    ax = axs[0, 0]
+    s = r["step"]
+    _pair(ax, s, r["train_loss"][i], r["test_loss"][i], "tab:blue", "network")
+    _pair(ax, s, r["lin_train"][i], r["lin_test"][i], "black", "linearised")
+    ax.plot(_x(s), r["theory_test"], ":", color="tab:purple", label="N→∞ closure (test)")
+    ax.axhline(r["k0_test"][i], color="k", lw=0.8, label="K0 kernel regression")
+    ax.set_xlabel("epoch"), ax.set_ylabel("MSE (dashed train, solid test)")
+    ax.legend(fontsize=7, loc="lower left")
+    ax2 = ax.twinx()
+    ax2.plot(_x(r["cka_step"]), r["cka"][i], "--", color="green")
+    ax2.set_ylabel("NTK–target alignment", color="green")
+    paper_title(ax, "Fig. 1b", "grokking in loss")
+    ax = axs[0, 1]
+    ax.plot(_x(s), r["weight_norm"][i], "--", color="tab:orange", label="‖W‖_F")
+    ax.set_xscale("log"), ax.set_xlabel("epoch"), ax.set_ylabel("weight norm", color="tab:orange")
+    ax2 = ax.twinx()
+    ax2.plot(_x(r["cka_step"]), r["cka"][i], color="grey")
+    ax2.set_ylabel("alignment", color="grey")
+    paper_title(ax, "Fig. 1c", "norm grows, features align")
+    return fig
+
+
+def sweep(r, ref, text, label, norm=True, ncol=1):
+    fig, axs = subplots(1, ncol)
+    cols = sweep_colors(len(r["values"]), "plasma")
+    for i, v in enumerate(r["values"]):
+        _pair(axs[0, 0], r["step"], r["train_loss"][i], r["test_loss"][i], cols[i], label(v), norm=norm)
+    axs[0, 0].set_xlabel("epoch"), axs[0, 0].set_ylabel("loss / initial" if norm else "MSE")
+    axs[0, 0].legend(fontsize=7)
+    paper_title(axs[0, 0], ref, text)
+    return fig
+
+
+def fig3e(r, amount):
+    al = sorted(set(v[0] for v in r["values"]))
+    ep = sorted(set(v[1] for v in r["values"]))
+    grid = np.asarray(amount).reshape(len(al), len(ep))
+    fig, axs = subplots(1, 1)
+    ax = axs[0, 0]
+    im = ax.imshow(grid, origin="lower", cmap="OrRd", interpolation="bilinear", aspect="auto",
+                   extent=(ep[0], ep[-1], al[0], al[-1]))
+    fig.colorbar(im, ax=ax, label="time to grok")
+    ax.set_xlabel("ε (kernel alignment)"), ax.set_ylabel("α (laziness)")
+    ax.grid(False)
+    paper_title(ax, "Fig. 3e", "time to grok")
+    return fig
+
+
+def decomposition(ax, step, r, i, total="test_loss"):
+    ax.plot(_x(step), r[total][i], color="tab:orange", label="test loss")
+    ax.plot(_x(step), r["variance"][i], "--", color="red", label="variance")
+    ax.plot(_x(step), r["misalignment"][i], "--", color="green", label="misalignment")
+    ax.plot(_x(step), r["linear"][i], "--", color="black", label="linear power")
+    ax.set_xscale("log"), ax.set_xlabel("epoch"), ax.legend(fontsize=7)
+
+
+def fig4(r, i=0):
+    fig, axs = subplots(1, 2)
+    _pair(axs[0, 0], r["step"], r["train_loss"][i], r["test_loss"][i], TEST, "network")
+    axs[0, 0].set_xlabel("epoch"), axs[0, 0].set_ylabel("MSE")
+    paper_title(axs[0, 0], "Fig. 4", "learning curves")
+    decomposition(axs[0, 1], r["step"], r, i)
+    paper_title(axs[0, 1], "Fig. 4", "eq. 6 decomposition")
+    return fig
+
+
+def panels(step, train, test, titles, ref, ylabel="MSE", log_y=False, extra=None):
+    n = len(titles)
+    fig, axs = subplots(1, n, width=3.4)
+    for k in range(n):
+        ax = axs[0, k]
+        _pair(ax, step, train[k], test[k], TEST)
+        ax.lines[-2].set_color(TRAIN)
+        if extra is not None:
+            extra(ax, k)
+        if log_y:
+            ax.set_yscale("log")
+        ax.set_xlabel("epoch"), ax.set_ylabel(ylabel)
+        paper_title(ax, ref, titles[k])
+    return fig
+
+
+def fig2(r, i):
+    fig, axs = subplots(1, 3, width=3.6)
+    e = _x(r["epochs"])
+    ax = axs[0, 0]
+    ax.plot(e, r["train_acc"][i], "--", color=TRAIN, label="train"), ax.plot(e, r["test_acc"][i], color=TEST, label="test")
+    ax.set_xlabel("epoch (paper lr units)"), ax.set_ylabel("accuracy"), ax.legend(fontsize=7)
+    ax2 = ax.twinx()
+    ax2.plot(e, r["norm"][i], color="tab:orange"), ax2.set_ylabel("‖W1‖+‖W2‖", color="tab:orange")
+    paper_title(ax, "Fig. 2a", f"s = {r['scales'][i]}")
+    ax = axs[0, 1]
+    ax.plot(e, r["train_loss"][i], "--", color=TRAIN), ax.plot(e, r["test_loss"][i], color=TEST)
+    ax.set_xlabel("epoch (paper lr units)"), ax.set_ylabel("MSE")
+    paper_title(ax, "Fig. 2b", "loss")
+    ax = axs[0, 2]
+    for k, c in zip(range(len(r["scales"])), sweep_colors(len(r["scales"]), "plasma")):
+        ax.plot(e, r["train_acc"][k], "--", color=c), ax.plot(e, r["test_acc"][k], color=c, label=f"s={r['scales'][k]}")
+    ax.set_xlabel("epoch (paper lr units)"), ax.set_ylabel("accuracy"), ax.legend(fontsize=7)
+    paper_title(ax, "Fig. 2c", "scale sweep")
+    return fig
+
+
+def fig16(r, i):
+    fig, axs = subplots(1, 2)
+    e = _x(r["epochs"])
+    axs[0, 0].plot(e, r["train_acc"][i], "--", color=TRAIN, label="train")
+    axs[0, 0].plot(e, r["test_acc"][i], color=TEST, label="test")
+    axs[0, 0].set_ylabel("accuracy"), axs[0, 0].legend(fontsize=7)
+    axs[0, 1].plot(e, r["train_loss"][i], "--", color=TRAIN), axs[0, 1].plot(e, r["test_loss"][i], color=TEST)
+    axs[0, 1].set_ylabel("MSE")
+    for ax in axs[0]:
+        ax.set_xlabel("epoch (paper lr units)")
+    paper_title(axs[0, 0], "Fig. 16", "accuracy"), paper_title(axs[0, 1], "Fig. 16", "loss")
+    return fig
+
+
+def acc_sweep(step, train_acc, test_acc, labels, ref, text, ylabel="accuracy"):
+    fig, axs = subplots(1, 1, width=5)
+    ax = axs[0, 0]
+    for k, c in zip(range(len(labels)), sweep_colors(len(labels), "plasma")):
+        ax.plot(_x(step), train_acc[k], "--", color=c)
+        ax.plot(_x(step), test_acc[k], color=c, label=labels[k])
+    ax.set_xscale("log"), ax.set_xlabel("epoch"), ax.set_ylabel(ylabel), ax.legend(fontsize=7)
+    paper_title(ax, ref, text)
+    return fig
+
+
+def fig7(r3a, r7b, r7c, sa, rel, final):
+    fig, axs = subplots(2, 3, width=3.6)
+    for ax, r, lab, ref in ((axs[0, 0], r3a, "α", "Fig. 7a"), (axs[0, 1], r7b, "σ", "Fig. 7b"),
+                            (axs[0, 2], r7c, "(σ, α)", "Fig. 7c")):
+        cols = sweep_colors(len(r["values"]), "plasma")
+        for i, v in enumerate(r["values"]):
+            _pair(ax, r["step"], r["train_loss"][i], r["test_loss"][i], cols[i],
+                  f"{lab}={tuple(round(x, 3) for x in v) if len(v) > 1 else round(v[0], 3)}", norm=True)
+        ax.set_xlabel("epoch"), ax.set_ylabel("loss / initial"), ax.legend(fontsize=6)
+        paper_title(ax, ref, f"{lab} sweep")
+    for ax, (x, y, xl, yl, ref) in zip(axs[1], ((sa, rel, "σ²α", "|θ−θ0|/|θ0|", "Fig. 7d"),
+                                                (sa, final, "σ²α", "final test / initial", "Fig. 7e"),
+                                                (rel, final, "|θ−θ0|/|θ0|", "final test / initial", "Fig. 7f"))):
+        ax.loglog(x, y, "o")
+        ax.set_xlabel(xl), ax.set_ylabel(yl)
+        paper_title(ax, ref, "")
+    return fig
+
+
+def fig9(r):
+    n = len(r["values"])
+    fig, axs = subplots(2, n, width=3.2)
+    for k in range(n):
+        _pair(axs[0, k], r["step"], r["train_loss"][k], r["test_loss"][k], TEST)
+        axs[0, k].lines[-2].set_color(TRAIN)
+        paper_title(axs[0, k], "Fig. 9", f"P = {r['values'][k][0]}")
+        decomposition(axs[1, k], r["step"], r, k)
+    return fig
+
+
+def fig11(r):
+    fig, axs = subplots(1, 2)
+    _pair(axs[0, 0], r["step"], r["train_loss"][0], r["test_loss"][0], TEST, "network")
+    axs[0, 0].set_xlabel("epoch"), axs[0, 0].set_ylabel("MSE")
+    paper_title(axs[0, 0], "Fig. 11", "trained readouts")
+    decomposition(axs[0, 1], r["step"], r, 0, total="pop_test")
+    paper_title(axs[0, 1], "Fig. 11", "decomposition")
+    return fig
+
+
+def net_vs_lin(ax, r, i=None):
+    g = (lambda a: a[i]) if i is not None else (lambda a: a)
+    _pair(ax, r["step"], g(r["train_loss"]), g(r["test_loss"]), "tab:blue", "network")
+    _pair(ax, r["step"], g(r["lin_train"]), g(r["lin_test"]), "black", "linearised")
+    ax.set_xlabel("epoch"), ax.set_ylabel("MSE"), ax.legend(fontsize=7)
+
+
+def fig13(ra, rb):
+    fig, axs = subplots(1, 2)
+    net_vs_lin(axs[0, 0], ra, 0)
+    paper_title(axs[0, 0], "Fig. 13a", "GD + momentum 0.95")
+    net_vs_lin(axs[0, 1], rb)
+    axs[0, 1].set_yscale("log")
+    paper_title(axs[0, 1], "Fig. 13b", "student–teacher, AdamW")
+    return fig
+
+
+def fig19(r):
+    J, nP = len(r["js"]), len(r["Ps"])
+    fig, axs = subplots(J, nP, width=3.0, height=2.5)
+    for a in range(J):
+        for b in range(nP):
+            _pair(axs[a, b], r["step"], r["train_loss"][a, b], r["test_loss"][a, b], TEST)
+            axs[a, b].lines[-2].set_color(TRAIN)
+            paper_title(axs[a, b], "Fig. 19", f"j={r['js'][a]}, P={r['Ps'][b]}")
+    return fig

@@ -1,0 +1,223 @@
+"""Kumar et al. (2024), lazy → rich: each piece of maths checked by an independent route."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from companion.lazy_rich_models import BatchedAdamW, hermite, log_grid, run_committee
+from companion.measures import ntk as ntkm
+from companion.theory import lazy_rich as th
+
+DT = torch.float64
+
+
+def _setup(S=2, D=12, P=50, N=30, seed=0, sigma=1.0):
+    task = th.quadratic_task(D, P, seed, batch=S)
+    W0 = sigma * torch.randn(S, N, D, generator=torch.Generator().manual_seed(seed + 1), dtype=DT)
+    return task, W0
+
+
+@pytest.mark.parametrize("centred", [True, False])
+def test_closure_equals_neuron_simulation(centred):
+    """§2.6 closure (w̄, M recursion) == neuron-level GD, train and eq. 6 test loss."""
+    task, W0 = _setup()
+    w, M = th.init_stats(W0)
+    la = log_grid(800, 15)
+    alpha, eps = torch.tensor([1.0, 3.0], dtype=DT), torch.tensor([0.1, 0.3], dtype=DT)
+    a = th.run_closure(task["X"], task["y"], task["T"], w, M, alpha, eps, 0.7, 800, la, centred=centred)
+    b = run_committee(task["X"], task["y"], W0, alpha, eps, 0.7, 800, la, centred=centred, T=task["T"])
+    assert np.abs(b["train_loss"][:, -1] / b["train_loss"][:, 0]).max() < 0.9  # it learnt something
+    np.testing.assert_allclose(a["train_loss"], b["train_loss"], rtol=1e-9)
+    np.testing.assert_allclose(a["test_loss"], b["test_loss"], rtol=1e-9)
+    np.testing.assert_allclose(np.sqrt(a["rel_change2"]), b["rel_change"], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(np.sqrt(30 * a["weight_norm2"]), b["weight_norm"], rtol=1e-9)
+
+
+def test_eq6_population_loss_against_monte_carlo():
+    """Eq. 6 (variance + misalignment + linear power) == E_x[(f̃ − y)²] sampled."""
+    D = 8
+    g = torch.Generator().manual_seed(3)
+    beta = torch.randn(1, D, generator=g, dtype=DT)
+    A = torch.randn(D, D, generator=g, dtype=DT)
+    M = (A @ A.T / D)[None]
+    wbar = torch.randn(1, D, generator=g, dtype=DT) * 0.3
+    alpha, eps = 1.3, 0.4
+    terms = th.eq6_terms(wbar, M, beta, alpha, eps)
+    gen = th.population_terms(alpha * wbar, alpha * eps / 2 * M - 0.5 * beta[0, :, None] * beta[0, None, :], D)
+    assert torch.allclose(terms["total"], gen["total"], rtol=1e-12)
+    X = torch.randn(400_000, D, generator=g, dtype=DT) / math.sqrt(D)
+    f = alpha * X @ wbar[0] + alpha * eps / 2 * ((X @ M[0]) * X).sum(-1)
+    mc = ((f - 0.5 * (X @ beta[0]) ** 2) ** 2).mean()
+    assert abs(mc.item() / terms["total"].item() - 1) < 0.02
+
+
+def test_ntk_from_stats_equals_autograd_ntk():
+    """Eq. 5 NTK from (w̄, M) (times α²/N) == J Jᵀ of the committee machine by autograd."""
+    D, N, alpha, eps = 6, 7, 1.7, 0.3
+    g = torch.Generator().manual_seed(0)
+    W = torch.randn(N, D, generator=g, dtype=DT)
+    X = torch.randn(9, D, generator=g, dtype=DT)
+
+    def f(p, Xq):
+        H = Xq @ p.reshape(N, D).T
+        return alpha / N * (H + eps / 2 * H ** 2).sum(-1)
+
+    K_auto = ntkm.empirical_ntk(f, W.reshape(-1), X)
+    w, M = th.init_stats(W[None])
+    K = alpha ** 2 / N * th.ntk_from_stats(X[None], X[None], w, M, eps)[0]
+    assert torch.allclose(K, K_auto, rtol=1e-10)
+
+
+def test_kernel_alignment_literal_formula():
+    """Centred alignment == ỹᵀKỹ / (‖K − 1mᵀ‖_F ‖ỹ‖²) written with loops; scale invariant."""
+    g = torch.Generator().manual_seed(1)
+    A = torch.randn(10, 10, generator=g, dtype=DT)
+    K, y = A @ A.T, torch.randn(10, generator=g, dtype=DT)
+    yc = [v - y.mean() for v in y]
+    num = sum(yc[i] * K[i, j] * yc[j] for i in range(10) for j in range(10))
+    m = [K[:, j].mean() for j in range(10)]
+    fro = math.sqrt(sum((K[i, j] - m[j]) ** 2 for i in range(10) for j in range(10)))
+    ref = num / (fro * sum(v * v for v in yc))
+    assert abs(ntkm.kernel_alignment(K, y).item() - ref.item()) < 1e-12
+    assert abs(ntkm.kernel_alignment(5 * K, y).item() - ref.item()) < 1e-12
+
+
+def test_k0_regression_as_quadratic_predictor():
+    """The (a, Q) expansion of K0 regression == K(X_t, X) K⁻¹ y at fresh points; interpolates."""
+    task, W0 = _setup(S=1, D=6, P=15, N=5)
+    w, M = th.init_stats(W0)
+    eps = 0.5
+    a, Q = th.k0_regression_coeffs(task["X"], task["y"], w, M, eps)
+    Xt = torch.randn(1, 20, 6, generator=torch.Generator().manual_seed(9), dtype=DT)
+    pred = (Xt @ a[..., None])[..., 0] + th.quad_form(Xt, Q)
+    ref = ntkm.kernel_regression(th.ntk_from_stats(task["X"], task["X"], w, M, eps),
+                                 th.ntk_from_stats(Xt, task["X"], w, M, eps), task["y"])
+    assert torch.allclose(pred, ref, rtol=1e-7, atol=1e-9)
+    train_pred = (task["X"] @ a[..., None])[..., 0] + th.quad_form(task["X"], Q)
+    assert torch.allclose(train_pred, task["y"], atol=1e-8)
+
+
+def test_linearised_three_ways():
+    """Linearised net: (Δw̄, C) closure == neuron-level linearisation == closed-form kernel GD."""
+    task, W0 = _setup(S=1, D=8, P=30, N=20)
+    w, M = th.init_stats(W0)
+    la = log_grid(500, 10)
+    g = torch.Generator().manual_seed(5)
+    Xt = torch.randn(1, 40, 8, generator=g, dtype=DT) / math.sqrt(8)
+    yt = th.quad_form(Xt, task["T"])
+    for centred in (True, False):
+        a = th.run_closure(task["X"], task["y"], task["T"], w, M, 1.5, 0.2, 1.0, 500, la, centred=centred,
+                           linearised=True)
+        b = th.linearised_exact(task["X"], task["y"], task["T"], w, M, 1.5, 0.2, 1.0, la, centred=centred)
+        c = run_committee(task["X"], task["y"], W0, 1.5, 0.2, 1.0, 500, la, centred=centred, linearised=True,
+                          X_test=task["X"], y_test=task["y"])
+        np.testing.assert_allclose(a["train_loss"], b["train_loss"], rtol=1e-8)
+        np.testing.assert_allclose(a["test_loss"], b["test_loss"], rtol=1e-8)
+        np.testing.assert_allclose(a["train_loss"], c["train_loss"], rtol=1e-8)
+    del Xt, yt
+
+
+def test_kernel_gd_momentum_equals_parameter_space():
+    """Function-space heavy-ball kernel GD == parameter-space momentum GD of the linearised net."""
+    task, W0 = _setup(S=1, D=6, P=20, N=10)
+    alpha, eps, eta0, N = 1.0, 0.3, 0.5, 10
+    w, M = th.init_stats(W0)
+    Xt = torch.randn(1, 15, 6, generator=torch.Generator().manual_seed(2), dtype=DT) / math.sqrt(6)
+    yt = th.quad_form(Xt, task["T"])
+    la = log_grid(300, 8)
+    K = alpha ** 2 / N * th.ntk_from_stats(task["X"], task["X"], w, M, eps)
+    Kt = alpha ** 2 / N * th.ntk_from_stats(Xt, task["X"], w, M, eps)
+    a = ntkm.kernel_gd(K, Kt, task["y"], yt, eta0 * N / alpha ** 2, 300, la, momentum=0.9)
+    b = run_committee(task["X"], task["y"], W0, alpha, eps, eta0, 300, la, momentum=0.9, linearised=True,
+                      X_test=Xt, y_test=yt)
+    np.testing.assert_allclose(a["train_loss"], b["train_loss"], rtol=1e-8)
+    np.testing.assert_allclose(a["test_loss"], b["test_loss"], rtol=1e-8)
+
+
+def test_batched_adamw_matches_torch():
+    g = torch.Generator().manual_seed(0)
+    W = torch.randn(3, 4, 5, generator=g)
+    lrs = torch.tensor([1e-2, 3e-3, 1e-3])
+    Wb = W.clone().requires_grad_(True)
+    opt = BatchedAdamW([Wb], lrs, betas=(0.9, 0.98), weight_decay=0.5)
+    refs = [W[s].clone().requires_grad_(True) for s in range(3)]
+    ropt = [torch.optim.AdamW([refs[s]], lr=lrs[s].item(), betas=(0.9, 0.98), weight_decay=0.5) for s in range(3)]
+    for _ in range(5):
+        opt.zero_grad()
+        (Wb ** 3).sum().backward()
+        opt.step()
+        for s in range(3):
+            ropt[s].zero_grad()
+            (refs[s] ** 3).sum().backward()
+            ropt[s].step()
+    for s in range(3):
+        assert torch.allclose(Wb[s], refs[s], atol=1e-6)
+
+
+def test_hermite_polynomials():
+    z = torch.linspace(-2, 2, 7, dtype=DT)
+    from numpy.polynomial import hermite_e as He
+
+    for k in range(5):
+        ref = He.hermeval(z.numpy(), [0] * k + [1])
+        np.testing.assert_allclose(hermite(z, k).numpy(), ref, atol=1e-12)
+
+
+def test_modular_mlp_gradient_matches_autograd():
+    """The analytic GD step of App. 8.3's x² MLP == autograd on the paper's loss MSE/s²."""
+    from companion.lazy_rich_nets import train_modular_mlp
+    from companion.tasks import modular_arithmetic
+
+    data = modular_arithmetic(7, "add", 0.5, 0)
+    r = train_modular_mlp(data, (0.7,), 5, 1, [0, 1], lr0=3.0, seed=4)
+    p, D, N, s = 7, 14, 5, 0.7
+    g = torch.Generator().manual_seed(4)
+    W1 = torch.randn(N, D, generator=g).requires_grad_(True)
+    W2 = torch.randn(p, N, generator=g).requires_grad_(True)
+    oh = torch.nn.functional.one_hot
+    X = torch.cat([oh(data.train_x[:, 0], p), oh(data.train_x[:, 1], p)], 1).float()
+    Y = oh(data.train_y, p).float()
+    out = s * s / (D * N) * (X @ W1.T) ** 2 @ W2.T
+    (((out - Y) ** 2).mean() / s ** 2).backward()
+    with torch.no_grad():
+        W1n, W2n = W1 - 3.0 / s ** 2 * W1.grad, W2 - 3.0 / s ** 2 * W2.grad
+        out1 = s * s / (D * N) * (X @ W1n.T) ** 2 @ W2n.T
+    assert abs(((out1 - Y) ** 2).mean().item() - r["train_loss"][0, 1]) < 1e-6
+
+
+def test_scaled_transformer_is_centred():
+    from companion.lazy_rich_nets import ScaledTransformer
+    from companion.models import Transformer, TransformerConfig
+    from companion.tasks import modular_arithmetic
+
+    data = modular_arithmetic(7, "add", 0.5, 0)
+    m = ScaledTransformer(Transformer(TransformerConfig(p=7, d_model=16, d_mlp=32, n_heads=2), seed=0), 7, 0.5)
+    assert m(data.train_x).abs().max().item() < 1e-6
+    with torch.no_grad():
+        m.model.W_U.add_(0.1)
+    base = m.model(data.train_x) - m.f0[data.train_x[:, 0] * 7 + data.train_x[:, 1]]
+    assert torch.allclose(m(data.train_x), 0.5 * base) and base.abs().max() > 1e-3
+
+
+def test_idx_reader_and_digits_loader(tmp_path):
+    from companion.digits import load_digits_dataset, read_idx, write_idx
+
+    rng = np.random.default_rng(0)
+    imgs = rng.integers(0, 256, size=(30, 28, 28), dtype=np.uint8)
+    labels = rng.integers(0, 10, size=30, dtype=np.uint8)
+    write_idx(tmp_path / "train-images-idx3-ubyte", imgs)
+    write_idx(tmp_path / "train-labels-idx1-ubyte", labels)
+    raw = (tmp_path / "train-images-idx3-ubyte").read_bytes()
+    assert raw[:4] == bytes([0, 0, 8, 3]) and int.from_bytes(raw[4:8], "big") == 30
+    np.testing.assert_array_equal(read_idx(tmp_path / "train-images-idx3-ubyte"), imgs)
+    Xtr, ytr, Xte, yte, src = load_digits_dataset(20, 10, 0, mnist_dir=tmp_path)
+    assert "MNIST" in src and Xtr.shape == (20, 784) and Xte.shape == (10, 784)
+    allX = np.concatenate([Xtr.numpy(), Xte.numpy()])
+    ref = imgs.reshape(30, -1).astype(np.float32) / 255
+    assert sorted(map(tuple, np.round(allX, 5))) == sorted(map(tuple, np.round(ref, 5)))  # a permutation
+    Xtr, ytr, Xte, yte, src = load_digits_dataset(100, 50, 1)
+    assert "load_digits" in src and Xtr.shape == (100, 64) and float(Xtr.max()) <= 1.0
+    with pytest.raises(ValueError):
+        load_digits_dataset(2000, 10, 0)
