@@ -293,11 +293,12 @@ class Fig2:
     ntk_every: int = 100
     ntk_probes: int = 100
     eval_every: int = 10
+    stop_at: float | None = None  # end a run once its test accuracy reaches this (saves time only)
     seed: int = 0
 
 
 FIG2 = {"paper": Fig2()}
-FIG2["cpu"] = replace(FIG2["paper"], width=128, epochs=1000, ntk_probes=48)
+FIG2["cpu"] = replace(FIG2["paper"], width=128, epochs=1000, ntk_probes=48, stop_at=0.99)
 FIG2["smoke"] = replace(FIG2["cpu"], width=16, epochs=30, ntk_every=10, ntk_probes=8)
 
 
@@ -329,7 +330,7 @@ def fig2(cfg: Fig2, device: str = "cpu") -> dict:
         P = G.init_params(spec, [run.opt.init], cfg.seed)
         c0 = time.process_time()
         h = G.train_ensemble(P, spec, data, run.opt.lr, run.opt.wd, cfg.epochs, cfg.eval_every, device=device,
-                             measure=ntk, measure_every=cfg.ntk_every)
+                             measure=ntk, measure_every=cfg.ntk_every, stop_at=cfg.stop_at)
         h.pop("params")
         out[run.kind] = {**{k: (v[0] if k != "epoch" and k != "measure_epoch" else v) for k, v in h.items()},
                          "note": note, "cpu_s": time.process_time() - c0}
@@ -346,7 +347,9 @@ class XORCfg:
     n: int = 400
     p: int = 80_000
     eps: float = 0.05
+    wide_eps: float = 0.05  # ε of Fig. 4a's data (the paper: the same data as the weak model)
     n_test: int = 2000
+    eval_every: int = 1
     lr: float = 0.1
     wd: float = 0.1
     wide_m: int = 2048
@@ -363,9 +366,11 @@ class XORCfg:
 
 
 XOR = {"paper": XORCfg()}
-# p 80 000 -> 5000 with ε²p ≈ 200 kept (ε = 0.2), wide m 2048 -> 128
-XOR["cpu"] = replace(XOR["paper"], p=5000, eps=0.2, wide_m=128)
-XOR["smoke"] = replace(XOR["cpu"], p=500, n=100, n_test=200, eps=0.6, wide_m=16, wide_steps=10, weak_steps=30,
+# p 80 000 -> 10 000 with ε²p = 200 kept (ε = 0.1414, the spec's measured CPU setting); wide
+# m 2048 -> 128; weak nets 1000 -> 800 steps; evaluation every 5 steps on 1000 test points.
+XOR["cpu"] = replace(XOR["paper"], p=10_000, eps=0.1414, wide_eps=0.1414, wide_m=128, wide_steps=400, weak_steps=800,
+                     n_test=1000, eval_every=5)
+XOR["smoke"] = replace(XOR["cpu"], p=500, n=100, n_test=200, wide_eps=0.6, wide_m=16, wide_steps=10, weak_steps=30,
                        target_m=64, target_steps=5)
 
 
@@ -378,7 +383,7 @@ def xor_wide(cfg: XORCfg, device: str = "cpu") -> dict:
     """Fig. 4a: the wide two-layer net trained from scratch."""
     tr, te = _xor_data(cfg)
     W, a = X.xor_net_init(1, cfg.p, cfg.wide_m, None, None, cfg.seed)
-    h = X.train_xor(W, a, tr, te, cfg.eps, cfg.lr, cfg.wd, cfg.wide_steps)
+    h = X.train_xor(W, a, tr, te, cfg.wide_eps, cfg.lr, cfg.wd, cfg.wide_steps, cfg.eval_every)
     return {k: (v[0] if k not in ("step", "W", "a") else v) for k, v in h.items() if k not in ("W", "a")}
 
 
@@ -387,14 +392,20 @@ def xor_weak(cfg: XORCfg, device: str = "cpu") -> dict:
     """Figs. 4b/c, 5a, 9, 10, 11: weak nets with m ∈ ``weak_ms`` neurons, their features and
     r_W, and the target f_L trained on each one's embedding U = W (Theorem 3.2)."""
     tr, te = _xor_data(cfg)
+    # all widths train as one batch of max(m)-neuron nets whose surplus neurons start (and, with
+    # zero weights and zero gradients, stay) at exactly 0
+    mmax = max(cfg.weak_ms)
+    W, a = X.xor_net_init(len(cfg.weak_ms), cfg.p, mmax, cfg.weak_w_std, cfg.weak_a_std, cfg.seed)
+    for i, m in enumerate(cfg.weak_ms):
+        W[i, :, m:] = 0
+        a[i, m:] = 0
+    h = X.train_xor(W, a, tr, te, cfg.eps, cfg.lr, cfg.wd, cfg.weak_steps, cfg.eval_every)
     out = {}
-    for m in cfg.weak_ms:
-        W, a = X.xor_net_init(1, cfg.p, m, cfg.weak_w_std, cfg.weak_a_std, cfg.seed + m)
-        h = X.train_xor(W, a, tr, te, cfg.eps, cfg.lr, cfg.wd, cfg.weak_steps)
-        U = h["W"][0]
+    for i, m in enumerate(cfg.weak_ms):
+        U = h["W"][i, :, :m]
         tgt = X.target_fl(U, tr, te, cfg.eps, cfg.target_m, cfg.v_init, cfg.target_lr, cfg.target_steps, cfg.seed)
-        out[m] = {"step": h["step"], "train_acc": h["train_acc"][0], "test_acc": h["test_acc"][0],
-                  "features": X.neuron_features(U), "r_W": float(X.norm_ratio(h["W"])[0]), "target": tgt}
+        out[m] = {"step": h["step"], "train_acc": h["train_acc"][i], "test_acc": h["test_acc"][i],
+                  "features": X.neuron_features(U), "r_W": float(X.norm_ratio(U[None])[0]), "target": tgt}
     return out
 
 
@@ -408,6 +419,7 @@ class RatioCfg:
     ns: tuple = (400, 800, 1600, 3200)
     p_for_n: int = 80_000
     epss: tuple = (1 / 40, 1 / 80, 1 / 160)
+    seeds: int = 3  # nets per (n, p, ε); r_W is the median over those that learned (train ≥ 0.7)
     steps: int = 2000
     lr: float = 0.1
     wd: float = 0.1
@@ -415,7 +427,8 @@ class RatioCfg:
 
 
 RATIO = {"paper": RatioCfg()}
-RATIO["cpu"] = replace(RATIO["paper"], ps=(2500, 5000, 10_000), ns=(200, 400, 800, 1600), p_for_n=5000, steps=1000)
+RATIO["cpu"] = replace(RATIO["paper"], ps=(1000, 2000, 4000), n_for_p=500, ns=(100, 200, 400, 800), p_for_n=8000,
+                       steps=800)
 RATIO["smoke"] = replace(RATIO["cpu"], ps=(500, 1000), n_for_p=100, ns=(50, 100), p_for_n=500, steps=30)
 
 
@@ -427,14 +440,16 @@ def xor_ratio(cfg: RatioCfg, device: str = "cpu") -> dict:
     for which, p, n in grid:
         tr = X.xor_data(n, p, cfg.seed)
         te = X.xor_data(500, p, cfg.seed + 1)
-        M = len(cfg.epss)
-        W, a = X.xor_net_init(M, p, 3, 0.1, 0.01, cfg.seed)
-        h = X.train_xor(W, a, tr, te, torch.tensor(cfg.epss, dtype=torch.float32), cfg.lr, cfg.wd, cfg.steps,
-                        eval_every=cfg.steps)
+        eps = torch.tensor(cfg.epss, dtype=torch.float32).repeat_interleave(cfg.seeds)
+        W, a = X.xor_net_init(len(eps), p, 3, 0.1, 0.01, cfg.seed)
+        h = X.train_xor(W, a, tr, te, eps, cfg.lr, cfg.wd, cfg.steps, eval_every=cfg.steps)
         r = X.norm_ratio(h["W"]).numpy()
         for i, e in enumerate(cfg.epss):
-            rows.append({"sweep": which, "p": p, "n": n, "eps": e, "r_W": float(r[i]),
-                         "train_acc": float(h["train_acc"][i, -1]), "test_acc": float(h["test_acc"][i, -1])})
+            k = slice(i * cfg.seeds, (i + 1) * cfg.seeds)
+            ok = h["train_acc"][k, -1] >= 0.7
+            rows.append({"sweep": which, "p": p, "n": n, "eps": e,
+                         "r_W": float(np.median(r[k][ok] if ok.any() else r[k])), "learned": int(ok.sum()),
+                         "train_acc": float(h["train_acc"][k, -1].max()), "test_acc": float(h["test_acc"][k, -1].max())})
     return {"rows": rows}
 
 
@@ -506,7 +521,8 @@ def tf_runs(profile: str, op: str = "add", fig: str = "8b") -> dict:
     GrokTransfer (0.6, 5e-3, 0.1) vs GrokFast (lr, wd) = (0.01, 1), init unspecified -> 1).
 
     cpu: both become the same small 2-layer transformer (d 32, d_mlp 128), so the
-    GrokTransfer run is shared; 8a's scratch uses the GrokTransfer (lr, wd) at init 1.0.
+    GrokTransfer run is shared; 8a's scratch uses the GrokTransfer (lr, wd) at init 1.0; the
+    transferred checkpoint is the best one, and ``transfer_30`` is the paper's 30% rule.
     """
     w = replace(W_PAPER, op=op)
     if fig == "8a":
@@ -521,11 +537,21 @@ def tf_runs(profile: str, op: str = "add", fig: str = "8b") -> dict:
             paper["random"] = TFRun(w, "random", Opt(0.6, 5e-3, 0.1))
     if profile == "paper":
         return paper
-    small = dict(n_layers=2, d_model=32, d_mlp=128, epochs=400, weak=replace(W_CPU, op=op))
+    # cpu: a 2-layer d = 32 transformer; the weak checkpoint is the best one (at this size the
+    # paper's 30% checkpoint left the target at train 0.30 / test 0.21 after 400 epochs), and
+    # the paper's 30% rule runs beside it (Fig. 8b, addition) to show it
+    small = dict(n_layers=2, d_model=32, d_mlp=128, epochs=300, weak=replace(W_CPU, op=op), select="best")
+    if fig == "8b" and op == "add":
+        paper["transfer_30"] = replace(paper["transfer"])
     out = {}
     for k, r in paper.items():
-        opt = Opt(0.6, 5e-3, 0.1) if k in ("transfer", "random") else (Opt(1.0, 5e-3, 0.1) if k == "scratch" else r.opt)
+        opt = Opt(0.6, 5e-3, 0.1) if k in ("transfer", "random", "transfer_30") else (
+            Opt(1.0, 5e-3, 0.1) if k == "scratch" else r.opt)
         c = replace(r, opt=opt, **small)
+        if k == "transfer":
+            c = replace(c, epochs=200)
+        if k == "transfer_30":
+            c = replace(c, select="first")
         if profile == "smoke":
             c = replace(c, weak=replace(W_SMOKE, op=op), d_model=16, d_mlp=32, epochs=20, n_layers=1)
         out[k] = c
@@ -576,6 +602,59 @@ def tf_parity(cfg: TFParity, device: str = "cpu") -> dict:
     return out
 
 
+# ------------------------------------------------------------------------- Fig. 14 digits
+@dataclass(frozen=True)
+class Digits:
+    """Fig. 14 (A.4.2): 200 training / 400 test images; weak 2-layer MLP taken at 40% test
+    accuracy; target a 4-layer MLP. Everything else is unspecified -> Omnigrok's MNIST recipe
+    (Liu et al. 2023): width 200, ReLU, no bias, MSE on one-hot targets, large init scale,
+    AdamW [proposal]. Data: the book's digits loader (MNIST IDX files if given, else sklearn's
+    8×8 digits)."""
+
+    n_train: int = 200
+    n_test: int = 400
+    weak_width: int = 8
+    weak: Opt = Opt(1.0, 1e-3, 1e-2)
+    weak_target_acc: float = 0.4
+    weak_epochs: int = 5000
+    width: int = 200
+    gt: Opt = Opt(1.0, 1e-3, 1e-2)
+    scratch: Opt = Opt(4.0, 1e-3, 1e-2)
+    epochs: int = 10_000
+    eval_every: int = 20
+    seed: int = 0
+
+
+DIGITS = {"paper": Digits()}
+DIGITS["cpu"] = replace(DIGITS["paper"], epochs=1500, weak_epochs=2000)
+DIGITS["smoke"] = replace(DIGITS["cpu"], epochs=20, weak_epochs=20, width=16)
+
+
+@experiment
+def digits(cfg: Digits, device: str = "cpu") -> dict:
+    from companion.digits import load_digits_dataset
+
+    xtr, ytr, xte, yte, source = load_digits_dataset(cfg.n_train, cfg.n_test, cfg.seed)
+    data = _Split((xtr, ytr), (xte, yte))
+    D = xtr.shape[1]
+    wspec = G.FNNSpec("dense", D, cfg.weak_width, (), 10, n_tokens=1, act_after_embed=True)
+    wh = G.train_ensemble(G.init_params(wspec, [cfg.weak.init], cfg.seed + 1000), wspec, data, cfg.weak.lr,
+                          cfg.weak.wd, cfg.weak_epochs, cfg.eval_every, "mse", snapshot_every=cfg.eval_every,
+                          stop_at=cfg.weak_target_acc, device=device)
+    sel = G.select_weak(wh, "first", cfg.weak_target_acc)
+    wh.pop("params")
+    out = {"weak": wh, "selection": _sel(sel), "source": source}
+    for name, o, lowrank in (("gt", cfg.gt, True), ("scratch", cfg.scratch, False)):
+        spec = G.FNNSpec("dense_lowrank" if lowrank else "dense", D, cfg.width, (cfg.width, cfg.width), 10,
+                         n_tokens=1, rank=cfg.weak_width, act_after_embed=True)
+        A = torch.as_tensor(sel["A"]).unsqueeze(0) if lowrank else None
+        h = G.train_ensemble(G.init_params(spec, [o.init], cfg.seed, A=A), spec, data, o.lr, o.wd, cfg.epochs,
+                             cfg.eval_every, "mse", device=device)
+        h.pop("params")
+        out[name] = h
+    return out
+
+
 # ------------------------------------------------------------------------- Table 1 / A.4.1
 def flops_a41(d_embed: int = 512, n_layer: int = 8, d_attn: int = 128, d_mlp: int = 512, p: int = 113,
               weak_epochs: int = 2000, gt_epochs: int = 1000, scratch_epochs: int = 10_000) -> dict:
@@ -606,10 +685,10 @@ def departures_table(profile: str):
              ("Fig. 6b GrokTransfer", fig6(profile, "mul")[0], fig6("paper", "mul")[0]),
              ("Fig. 2/3", FIG2[profile], FIG2["paper"]), ("Fig. 6c parity", PARITY[profile], PARITY["paper"]),
              ("Figs. 4, 9–11 XOR", XOR[profile], XOR["paper"]), ("Fig. 5b/c", RATIO[profile], RATIO["paper"]),
-             ("Fig. 13 right", TFPAR[profile], TFPAR["paper"])]
+             ("Fig. 13 right", TFPAR[profile], TFPAR["paper"]), ("Fig. 14", DIGITS[profile], DIGITS["paper"])]
     for fig in ("8a", "8b"):
         here, paper = tf_runs(profile, "add", fig), tf_runs("paper", "add", fig)
-        pairs += [(f"Fig. {fig} {k}", here[k], paper[k]) for k in here]
+        pairs += [(f"Fig. {fig} {k}", here[k], paper.get(k, paper["transfer"])) for k in here]
     lines = ["| run | field | paper | here |", "|---|---|---|---|"]
     for name, here, paper in pairs:
         for f, a, b in departures(here, paper):
@@ -640,6 +719,7 @@ def run_all(profile: str = "cpu", device: str = "cpu", seed: int = 0) -> None:
         for c in tf_runs(profile, op, fig).values():
             tf_run(replace(c, seed=seed), device)
     tf_parity(replace(TFPAR[profile], seed=seed), device)
+    digits(replace(DIGITS[profile], seed=seed), device)
 
 
 def seeded(cfg, seed: int):

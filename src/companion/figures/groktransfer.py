@@ -174,7 +174,7 @@ def fig7(table: list):
 
 
 def tf_panel(ax, runs: dict, labels: dict, ref: str, title: str):
-    colors = {"transfer": GT_C, "scratch": SCRATCH_C, "grokfast": GF_C, "random": RND_C}
+    colors = {"transfer": GT_C, "scratch": SCRATCH_C, "grokfast": GF_C, "random": RND_C, "transfer_30": "#ff9896"}
     for k, r in runs.items():
         _curve(ax, r["step"], r["train_acc"], r["test_acc"], colors[k], labels.get(k, k))
     ax.legend(fontsize=7)
