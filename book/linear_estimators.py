@@ -106,6 +106,9 @@ Markdown("| λ | " + " | ".join(f"{l:g}" for l in m1["lams"]) + " |\n|---|" + "-
 # %%
 claims.check("fig1_dt_theory", "Fig. 1", "Simulated Δt (seed mean) within 15% of the exact theory for λ ≤ 0.8",
              measured=m1["max_rel_err_low"], expected=at_most(0.15))
+claims.check("fig1_dt_theory_high", "Fig. 1",
+             "Simulated Δt (seed mean) within 25% of the exact theory for 0.8 < λ ≤ 0.95 (finite-size scatter of the lowest eigenvalues)",
+             measured=m1["max_rel_err_high"], expected=at_most(0.25))
 claims.check("fig1_dt_increasing", "Fig. 1", "Δt_grok increases with λ (simulation, seed means)",
              measured=m1["sim_increasing"], expected=is_true("strictly increasing"))
 claims.check("fig1_plateau", "Fig. 1 / Eq. 8",
@@ -231,6 +234,13 @@ big = max(r4["runs"])
 claims.check("fig4_eq18", "Fig. 4 / Eq. 18 (corrected)",
              f"Linear and tanh students follow the corrected Eq. 18 at d_h = {big}: t*_tr and t*_gen within 15%",
              measured=max(m4[(big, a)]["rel_err"] for a in ("linear", "tanh")), expected=at_most(0.15))
+small = min(r4["runs"])
+claims.check("fig4_eq18_small", "Fig. 4 / Eq. 18 (corrected)",
+             f"At d_h = {small} (S₁ᵀS₁ not yet isotropic) t*_tr and t*_gen within 35% of the corrected Eq. 18",
+             measured=max(m4[(small, a)]["rel_err"] for a in ("linear", "tanh")), expected=at_most(0.35))
+claims.check("fig4_tanh_linear", "Fig. 4", "tanh and linear students have the same t* (within 5%) at every d_h",
+             measured=max(abs(m4[(d, "tanh")][k] / m4[(d, "linear")][k] - 1) for d in r4["runs"] for k in ("t_tr", "t_gen")),
+             expected=at_most(0.05))
 claims.check("fig4_initial_loss", "Eq. 18", f"Initial loss ≈ 1/(2 d_h d_out) at d_h = {big}",
              measured=m4[(big, "linear")]["loss0"], expected=within(m4[(big, "linear")]["loss0_theory"], 0.10))
 claims.check("fig4_grokking", "Fig. 4", "Every run groks: t*_gen > t*_tr",

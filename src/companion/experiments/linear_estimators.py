@@ -429,6 +429,7 @@ def fig1_measures(res: dict) -> dict:
     eq11 = th.dt_eq11(np.array(lams))
     return {"lams": lams, "sim_dt": sim, "theory_dt": thy,
             "max_rel_err_low": float(np.max(np.abs(sim[low] / thy[low] - 1))),
+            "max_rel_err_high": float(np.max(np.abs(sim[~low] / thy[~low] - 1))) if (~low).any() else float("nan"),
             "sim_increasing": _increasing(sim), "theory_increasing": _increasing(res["theory_dt"][e]),
             "lam_hi": lam_hi, "plateau": plateau, "plateau_theory": 1 - 1 / lam_hi,
             "eq11_ratio": eq11 / thy}
