@@ -37,6 +37,7 @@ from IPython.display import Markdown
 from companion import profiles
 from companion.claims import Claims, at_least, at_most, close_to, is_infinite, is_true, within
 from companion.experiments import linear_estimators as ex
+from companion.experiments import linear_estimators_measures as measures
 from companion.figures import linear_estimators as figures
 
 ctx = profiles.setup(profile, device, seed)
@@ -92,7 +93,7 @@ ex.departures_table(profile)
 
 # %%
 r1 = ex.fig1(ex.config("fig1", profile, seed), ctx.device)
-m1 = ex.fig1_measures(r1)
+m1 = measures.fig1(r1)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 1: losses (left) and accuracies (centre) for λ = 0.1, 0.9, 1.5 — simulation coloured (train dashed, test solid), theory black; right: grokking time against λ for two ε, simulation, exact theory and Eq. (11).", "name": "le-fig1"}}
 figures.fig1(r1)
@@ -149,7 +150,7 @@ claims.check("eq11_limit", "Eq. 11", "The ratio Eq. 11 / exact falls monotonical
 
 # %%
 r2 = ex.fig2(ex.config("fig2", profile, seed), ctx.device)
-m2 = ex.fig2_measures(r2)
+m2 = measures.fig2(r2)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 2: losses and accuracies for d_out = 1, 50, 700 at λ = 0.9 (simulation coloured, theory black); right: grokking time against d_out for several λ (theory curves; simulation markers at λ = 0.5).", "name": "le-fig2"}}
 figures.fig2(r2)
@@ -180,7 +181,7 @@ claims.check("fig2_unimodal", "Fig. 2", "Theory Δt(d_out) rises to a single max
 
 # %%
 r3 = ex.fig3(ex.config("fig3", profile, seed), ctx.device)
-m3 = ex.fig3_measures(r3)
+m3 = measures.fig3(r3)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 3: losses and accuracies for γ = 1e-5, 1e-3, 1e-2 at λ = 0.9 (simulation coloured, Eq. 38 black); right: grokking time against γ for several λ — theory curves, simulation markers at λ = 0.5, grey where the test accuracy saturates below threshold.", "name": "le-fig3"}}
 figures.fig3(r3)
@@ -219,7 +220,7 @@ claims.check("fig3_gamma_c", "Fig. 3", "The critical γ_c(λ) decreases with λ 
 
 # %%
 r4 = ex.fig4(ex.config("fig4", profile, seed), ctx.device)
-m4 = ex.fig4_measures(r4)
+m4 = measures.fig4(r4)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 4: two-layer MLP with linear (left) and tanh (right) activations, d_h = 50, 200; losses (top) and accuracies (bottom), simulation coloured (train dashed, test solid), corrected Eq. 18 black.", "name": "le-fig4"}}
 figures.fig4(r4)
@@ -258,7 +259,7 @@ claims.check("fig4_grokking", "Fig. 4", "Every run groks: t*_gen > t*_tr",
 
 # %%
 r5 = ex.fig5()
-m5 = ex.fig5_measures(r5)
+m5 = measures.fig5(r5)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 5: exact losses (Eq. 8; pink train, light blue generalization) against Eq. (21) (dashed red), Eq. (22) (dashed blue) and Eq. (10) (dash-dotted blue), λ = 0.9.", "name": "le-fig5"}}
 figures.fig5(r5)
@@ -288,7 +289,7 @@ claims.check("fig5_eq10", "Fig. 5 / Eq. 10", "Exact L_gen / Eq. 10 stays below 1
 
 # %%
 r6 = ex.fig6(ex.config("fig6", profile, seed), ctx.device)
-m6 = ex.fig6_measures(r6)
+m6 = measures.fig6(r6)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 6: losses (left) and accuracies (right) for several label-noise variances, λ = 0.9, ε = 0.01. Top: the paper's App. C curves (pink train, light blue generalization). Bottom: corrected theory for fixed noisy labels (lines) and simulation (markers).", "name": "le-fig6"}}
 figures.fig6(r6)
@@ -318,7 +319,7 @@ claims.check("fig6_paper_gen", "App. C / Fig. 6", "The test loss is driven to 0 
 
 # %%
 r7 = ex.fig7(ex.config("fig7", profile, seed), ctx.device)
-m7 = ex.fig7_measures(r7)
+m7 = measures.fig7(r7)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 7: log₁₀ of the grokking time from the exact theory over (γ, d_out), (γ, λ) and (d_out, λ); white: no grokking.", "name": "le-fig7"}}
 figures.fig7(r7)
@@ -345,7 +346,7 @@ claims.check("fig7_dout", "Fig. 7", "Δt(d_out) is unimodal for each λ and 0 fo
 
 # %%
 r8 = ex.fig8(ex.config("fig8", profile, seed), ctx.device)
-m8 = ex.fig8_measures(r8)
+m8 = measures.fig8(r8)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 8: accuracy against training loss for the teacher–student model (top left, theory, shades of λ) and for modular addition (top right, shades of α; blue = fewest samples); bottom: grokking time against λ = 2/(αp) for modular addition with a (λ* − λ)⁻² fit.", "name": "le-fig8"}}
 figures.fig8(r8)
@@ -373,7 +374,7 @@ claims.check("fig8_lam_star", "Fig. 8", "The fitted divergence λ* lies beyond t
 # the simulation, with the numbers measured in this run.
 
 # %% tags=["remove-input"]
-ex.errata_table(m1, q, m3, m4, m6, r3)
+measures.errata_table(m1, q, m3, m4, m6, r3)
 
 # %% [markdown]
 # Notational slips (no numbers needed): the MP eigenvectors are uniform on the sphere in
