@@ -279,7 +279,8 @@ CONFIGS = {
             # x−y and x·y at p = 47 like Fig. 5; the polynomial families at p = 31 (≡ 1 mod 3) with
             # Fig. 4's steps, so that Figs. 16–18 are Fig. 4's runs at α = 0.5, 0.6, 0.7
             # x − y groks later than x + y: up to 1 600 epochs, stopping 10 % after test acc 0.95
-            "cpu": Operations(base=_cpu(train=replace(CPU_TRAIN, steps=1_600, stop_after_test_acc=0.95, stop_patience=0.1)),
+            "cpu": Operations(base=_cpu(d_model=128, train=replace(CPU_TRAIN, steps=1_600, stop_after_test_acc=0.95,
+                                                                    stop_patience=0.1)),
                               small_p_train=replace(CPU_TRAIN, steps=1_500), cases=(
                 ("Fig. 12", "sub", 128, 0.5, 47), ("Fig. 13", "mul", 128, 0.5, 47), ("Fig. 14", "x2+y2", 64, 0.5, 31),
                 ("Fig. 15", "x3+y3", 64, 0.5, 31), ("Fig. 16", "x2+xy+y2", 64, 0.5, 31),
