@@ -143,3 +143,31 @@ def test_appC_flow_conserves_squared_differences():
     x, w, u = np.moveaxis(res["traj"], -1, 0)
     assert np.allclose(x ** 2 - w ** 2, (x ** 2 - w ** 2)[:, :1], atol=1e-6)
     assert np.allclose(x ** 2 - u ** 2, (x ** 2 - u ** 2)[:, :1], atol=1e-6)
+
+
+def test_summaries_on_a_synthetic_history():
+    from companion.experiments import progress_measures as ex
+
+    step = np.arange(0, 101, 10)
+    train_acc = np.r_[0.5, np.ones(10)]
+    test_acc = np.array([0, .1, .2, .3, .5, .8, .96, 1, .9, 1, .9])
+    h = {"step": step, "train_acc": train_acc, "test_acc": test_acc, "test_loss": 1 - test_acc,
+         "med": 2 - test_acc, "w": test_acc}
+    assert ex.window(h) == (10.0, 60.0)
+    assert ex.window_r(h, "med") == pytest.approx(1.0)
+    assert ex.window_r(h, "w") == pytest.approx(-1.0)
+    assert ex.fluctuation(h, 10, 0.95) == pytest.approx(np.mean([.04, .1, .1, .1]))
+    s = ex.u_l_go(h)
+    assert s["u_acc"] == 1 and s["l_acc"] == pytest.approx(0.9) and s["go"] == 50.0
+
+
+def test_paper_profile_holds_the_papers_settings():
+    from companion.experiments import progress_measures as ex
+
+    assert ex.departures_table("paper") == []
+    run = ex.config("fig5", "paper").base
+    assert (run.p, run.train_frac, run.d_model, run.train.steps, run.train.lr, run.train.weight_decay) == \
+        (97, 0.3, 128, 30_000, 1e-3, 1.0)
+    img = ex.config("fig7", "paper")
+    assert (img.size, img.n_images, img.train_frac, img.width, img.batch, img.lr) == (224, 14_641, 0.25, 64, 200, 1e-3)
+    assert ex.config("fig5", "paper").primes == (47, 97, 211, 379)
