@@ -16,8 +16,9 @@ def _pair(ax, step, train, test, color, label=None, norm=False, lw=1.4):
     tr, te = np.asarray(train, float), np.asarray(test, float)
     if norm:
         tr, te = tr / tr[0], te / te[0]
-    ax.plot(_x(step), tr, "--", color=color, lw=lw)
-    ax.plot(_x(step), te, "-", color=color, lw=lw, label=label)
+    k = np.asarray(step) > 0  # log axis: the initial value is the curve's left end
+    ax.plot(_x(step)[k], tr[k], "--", color=color, lw=lw)
+    ax.plot(_x(step)[k], te[k], "-", color=color, lw=lw, label=label)
     ax.set_xscale("log")
 
 
@@ -168,7 +169,7 @@ def acc_sweep(step, train_acc, test_acc, labels, ref, text, ylabel="accuracy"):
     return fig
 
 
-def fig7(r3a, r7b, r7c, sa, rel, final):
+def fig7(r3a, r7b, r7c):
     fig, axs = subplots(2, 3, width=3.6)
     for ax, r, lab, ref in ((axs[0, 0], r3a, "α", "Fig. 7a"), (axs[0, 1], r7b, "σ", "Fig. 7b"),
                             (axs[0, 2], r7c, "(σ, α)", "Fig. 7c")):
@@ -178,12 +179,19 @@ def fig7(r3a, r7b, r7c, sa, rel, final):
                   f"{lab}={tuple(round(x, 3) for x in v) if len(v) > 1 else round(v[0], 3)}", norm=True)
         ax.set_xlabel("epoch"), ax.set_ylabel("loss / initial"), ax.legend(fontsize=6)
         paper_title(ax, ref, f"{lab} sweep")
-    for ax, (x, y, xl, yl, ref) in zip(axs[1], ((sa, rel, "σ²α", "|θ−θ0|/|θ0|", "Fig. 7d"),
-                                                (sa, final, "σ²α", "final test / initial", "Fig. 7e"),
-                                                (rel, final, "|θ−θ0|/|θ0|", "final test / initial", "Fig. 7f"))):
-        ax.loglog(x, y, "o")
-        ax.set_xlabel(xl), ax.set_ylabel(yl)
-        paper_title(ax, ref, "")
+    for r, key, mark, lab in ((r3a, "alpha", "o", "α sweep"), (r7b, "sigma", "s", "σ sweep"),
+                              (r7c, "joint", "^", "α = 1/σ²")):
+        v = np.asarray(r["values"], float)
+        sa = v[:, 0] if key == "alpha" else v[:, 0] ** 2 if key == "sigma" else v[:, 0] ** 2 * v[:, 1]
+        rel = np.sqrt(r["rel_change2"][:, -1])
+        fin = r["test_loss"][:, -1] / r["test_loss"][:, 0]
+        axs[1, 0].loglog(sa, rel, mark, label=lab, alpha=0.8)
+        axs[1, 1].loglog(sa, fin, mark, label=lab, alpha=0.8)
+        axs[1, 2].loglog(rel, fin, mark, label=lab, alpha=0.8)
+    for ax, xl, yl, ref in ((axs[1, 0], "σ²α", "|θ−θ0|/|θ0|", "Fig. 7d"), (axs[1, 1], "σ²α", "final test / initial", "Fig. 7e"),
+                            (axs[1, 2], "|θ−θ0|/|θ0|", "final test / initial", "Fig. 7f")):
+        ax.set_xlabel(xl), ax.set_ylabel(yl), ax.legend(fontsize=7)
+        paper_title(ax, ref, "σ²α sets the laziness")
     return fig
 
 

@@ -90,8 +90,9 @@ FIG3A_PROFILES = _sweep_profiles(FIG3A, Q3A_CPU, Q3A_SMOKE, ((2 ** -2,), (1.0,),
 # at D = 30 the α = 1/32 run ends in a period-2 oscillation (its weights grow ~17×, past the
 # stable step size), so the reduced profiles start the sweep at α = 1/4
 FIG3A_PROFILES["cpu"] = replace(FIG3A_PROFILES["cpu"], values=FIG3A.values[1:])
-FIG7B_PROFILES = _sweep_profiles(FIG7B, Q3A_CPU, Q3A_SMOKE)
-FIG7C_PROFILES = _sweep_profiles(FIG7C, Q3A_CPU, Q3A_SMOKE)
+# smoke (D = 16): σ = 1/4 breaks the step-size stability rule 2(η0/σ²)(1+√(D/P))²/D < 2
+FIG7B_PROFILES = _sweep_profiles(FIG7B, Q3A_CPU, Q3A_SMOKE, FIG7B.values[1:])
+FIG7C_PROFILES = _sweep_profiles(FIG7C, Q3A_CPU, Q3A_SMOKE, FIG7C.values[1:])
 
 # Fig. 3b: no code; the spec's proposal is Fig. 1's setup with an ε sweep
 EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
@@ -187,10 +188,10 @@ def quad_sweep(cfg: Sweep, device: str = "cpu") -> dict:
     """All runs of a sweep through the exact closure in one batch (Figs. 3, 7, 9, 10, 14)."""
     runs = [replace(cfg.base, **dict(zip(cfg.fields, v))) for v in cfg.values]
     res = _run_batch(runs)
-    # initial kernel–target alignment of each run on 500 fresh test points (Fig. 3b)
+    # initial kernel–target alignment of each run on the same 1000 fresh test points (Fig. 3b)
     b = _stack_runs(runs)
     g = torch.Generator().manual_seed(12_345)
-    cX = torch.randn(len(runs), 500, cfg.base.D, generator=g, dtype=DT) / math.sqrt(cfg.base.D)
+    cX = (torch.randn(1000, cfg.base.D, generator=g, dtype=DT) / math.sqrt(cfg.base.D)).expand(len(runs), -1, -1)
     K0 = th.ntk_from_stats(cX, cX, b["w"], b["M"], b["eps"])
     from companion.measures.ntk import kernel_alignment
 
