@@ -222,3 +222,28 @@ def test_idx_reader_and_digits_loader(tmp_path):
     assert "load_digits" in src and Xtr.shape == (100, 64) and float(Xtr.max()) <= 1.0
     with pytest.raises(ValueError):
         load_digits_dataset(2000, 10, 0)
+
+
+def test_closure_width_limit():
+    """N enters only through (w̄0, M0): the finite-N curve approaches the M0 = I (N → ∞) curve
+    as N grows (Fig. 1's theory line)."""
+    task = th.quadratic_task(10, 60, 0)
+    la = log_grid(400, 10)
+    wi, Mi = th.infinite_width_stats(1, 10)
+    ref = th.run_closure(task["X"], task["y"], task["T"], wi, Mi, 1.0, 0.2, 1.0, 400, la)["test_loss"]
+    devs = []
+    for N in (20, 2000):
+        W0 = torch.randn(1, N, 10, generator=torch.Generator().manual_seed(1), dtype=DT)
+        w, M = th.init_stats(W0)
+        r = th.run_closure(task["X"], task["y"], task["T"], w, M, 1.0, 0.2, 1.0, 400, la)["test_loss"]
+        devs.append(np.abs(r / ref - 1).max())
+    assert devs[1] < devs[0] / 3 and devs[1] < 0.05
+
+
+def test_crossing_interpolates_in_log_time():
+    from companion.experiments.lazy_rich import crossing, half_times
+
+    step = np.array([0, 10, 100, 1000])
+    assert crossing(step, [1.0, 0.8, 0.4, 0.1], 0.6) == pytest.approx(10 ** 1.5)
+    assert crossing(step, [1.0, 0.9, 0.8, 0.7], 0.5) == math.inf
+    assert half_times(step, np.array([1.0, 0.4, 0.1, 0.0]), np.array([1.0, 1.2, 0.5, 0.1])) == pytest.approx((10 ** (1 - 1 / 6), 100.0))
