@@ -181,7 +181,7 @@ _ALLOC_DONE = False
 
 def train_ensemble(P: dict, spec: FNNSpec, data, lr, wd, epochs: int, eval_every: int = 10,
                    loss: str = "ce", snapshot_every: int = 0, stop_at: float | None = None,
-                   device: str = "cpu", measure=None, measure_every: int = 0) -> dict:
+                   device: str = "cpu", measure=None, measure_every: int = 0, stop_any: bool = False) -> dict:
     """Full-batch AdamW (1 epoch = 1 step) of every member; returns the history.
 
     ``data`` has ``train_x, train_y, test_x, test_y``. History: ``epoch`` (T,), ``train_acc``,
@@ -223,8 +223,11 @@ def train_ensemble(P: dict, spec: FNNSpec, data, lr, wd, epochs: int, eval_every
         opt.step()
         if ep % eval_every == 0 or ep == epochs:
             tea = record(ep)
-            if stop_at is not None and bool((tea >= stop_at).all()):
+            if stop_at is not None and bool((tea >= stop_at).any() if stop_any else (tea >= stop_at).all()):
                 break
+    if measure is not None and measure_every and meas_ep and meas_ep[-1] != H["epoch"][-1]:
+        meas.append(np.asarray(measure(P)))  # the last epoch too (runs may stop early)
+        meas_ep.append(H["epoch"][-1])
     out = {"epoch": np.asarray(H.pop("epoch"))}
     out.update({k: np.stack(v, 1) for k, v in H.items()})
     if snapshot_every:

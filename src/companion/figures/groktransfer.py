@@ -129,7 +129,7 @@ def fig5(weak: dict, rows: list, slopes: dict):
     for ax, sweep, xname in ((ax_p, "p", "p"), (ax_n, "n", "n")):
         sub = [r for r in rows if r["sweep"] == sweep]
         for e, c in zip(sorted({r["eps"] for r in sub}, reverse=True), sweep_colors(3)):
-            rr = [r for r in sub if r["eps"] == e]
+            rr = [r for r in sub if r["eps"] == e and r.get("learned", 1) > 0]
             ax.loglog([r[xname] for r in rr], [r["r_W"] for r in rr], "o-", color=c,
                       label=f"ε=1/{round(1 / e)} (slope {slopes[(sweep, e)]:+.2f})")
         ax.set_xlabel(xname)
