@@ -32,7 +32,7 @@ import numpy as np
 
 from companion import lazy_rich_plots as pl
 from companion import profiles
-from companion.claims import Claims, at_least, at_most, between, greater_than, is_true, less_than, within
+from companion.claims import Claims, at_least, at_most, greater_than, is_true, less_than
 from companion.experiments import lazy_rich as ex
 
 ctx = profiles.setup(profile, device, seed)
@@ -433,6 +433,15 @@ r11 = R("fig11")
 pl.fig11(r11)
 
 # %%
+lp11, mis11, te11, tr11 = r11["linear"][0], r11["misalignment"][0], r11["pop_test"][0], r11["train_loss"][0]
+j11 = int(np.argmax(lp11))
+claims.check("fig11_linear_rise_fall", "Fig. 11", "power in linear modes rises then falls (peak / final)",
+             measured=float(lp11[j11] / lp11[-1]), expected=at_least(10.0))
+claims.check("fig11_alignment_late", "Fig. 11", "misalignment is still ≥ 98% of its initial value at the linear-power peak",
+             measured=float(mis11[j11] / mis11[0]), expected=at_least(0.98))
+k11 = int(np.argmin(te11[: j11 + 1]))
+claims.check("fig11_test_rises", "Fig. 11", "the test loss rises while the train loss falls (test at the peak / its earlier minimum)",
+             measured=float(te11[j11] / te11[k11]), expected=at_least(1.2))
 end11 = r11["pop_test"][0, -1] / r11["pop_test"][0, 0]
 claims.check("fig11_generalises", "Fig. 11", "the readout network generalises (final / initial population test loss)",
              measured=float(end11), expected=at_most(0.1))
@@ -472,6 +481,9 @@ claims.check("fig13a_net", "Fig. 13a", "the network generalises (final / initial
              expected=at_most(0.05))
 claims.check("fig13a_lin", "Fig. 13a", "the linearised network does not (final / initial test)",
              measured=float(r13a["lin_test"][0, -1] / te13[0]), expected=at_least(0.6))
+
+claims.check("fig13b_lin_early", "Fig. 13b", "with AdamW the linearised student tracks the network early (last step with test losses within 5%)",
+             measured=ex.tracks_until(r13b["step"], r13b["test_loss"], r13b["lin_test"], 0.05), expected=at_least(30))
 
 # %% [markdown]
 # ## Fig. 14 — multi-index targets
