@@ -13,8 +13,7 @@ figures share (e.g. the 1-layer baseline of Fig. 2 and the small-width arm of Fi
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
