@@ -107,7 +107,7 @@ gt, sc = R["add"]
 figs.fig1b(gt, sc)
 
 # %%
-def delay_claims(task, ref, gt, sc, gt_member=0, sc_member=0):
+def delay_claims(task, ref, gt, sc, gt_member=0, sc_member=0, deviation=None):
     ds = ex.delays(sc["epoch"], sc["train_acc"][sc_member], sc["test_acc"][sc_member])
     dg = ex.delays(gt["epoch"], gt["train_acc"][gt_member], gt["test_acc"][gt_member])
     claims.check(f"{task}_scratch_delay", ref,
@@ -115,11 +115,11 @@ def delay_claims(task, ref, gt, sc, gt_member=0, sc_member=0):
                  measured=ds["ratio"], expected=at_least(5))
     claims.check(f"{task}_gt_tracks", ref,
                  f"{task}, GrokTransfer: test reaches 90% within 2× of train's epoch",
-                 measured=dg["ratio"], expected=at_most(2))
+                 measured=dg["ratio"], expected=at_most(2), known_deviation=deviation)
     sooner = ds["test"] / dg["test"] if math.isfinite(dg["test"]) else 0.0
     claims.check(f"{task}_gt_sooner", ref,
                  f"{task}: GrokTransfer reaches 90% test at least 3× sooner than from scratch",
-                 measured=sooner, expected=at_least(3))
+                 measured=sooner, expected=at_least(3), known_deviation=deviation)
     return ds, dg
 
 
@@ -239,7 +239,11 @@ Markdown(f"Fitted slopes (nets that learned; NaN = fewer than 3 such points): "
 # (40, 3)-parity ($y = x_1x_2x_3$, $x\in\{\pm1\}^{40}$, $n = 1000$, logistic loss; the weak
 # model is a three-layer width-16 FNN trained until it reaches 70% test accuracy, and its first
 # layer $W_1^\top$ becomes $A$). The paper's Fig. 6a scratch configuration (0.1, 0.1, 2) is
-# shown beside the working one (purple): the spec found it stuck at chance at full size.
+# shown beside the working one (purple): the spec found it stuck at chance at full size, and in
+# this reconstruction it does not train at the reduced size either. On multiplication, at the
+# reduced size, the transferred target improves at once but levels off below 90% test accuracy
+# within the run; the claims table records this as a known deviation of the reduced profile,
+# with the numbers.
 
 # %%
 pc = S(ex.PARITY[profile])
@@ -250,7 +254,12 @@ figs.fig6(weaks, [R["add"][0], R["mul"][0], par["gt"]], [R["add"][1], R["mul"][1
           ["addition", "multiplication", "(40,3)-parity"], sels)
 
 # %%
-delay_claims("multiplication", "Fig. 6b", *R["mul"])
+gm, sm = R["mul"]
+mul_dev = None if profile == "paper" else (
+    f"reduced profile: the (32, 128) target on the best multiplication weak embedding (test "
+    f"{gm['selection']['test_acc']:.2f}) reached only {gm['test_acc'][0].max():.2f} test accuracy in "
+    f"{gm['epoch'][-1]} epochs (train 90% at epoch {G.first_epoch(gm['epoch'], gm['train_acc'][0], 0.9):.0f})")
+delay_claims("multiplication", "Fig. 6b", gm, sm, deviation=mul_dev)
 delay_claims("parity", "Fig. 6c", par["gt"], par["scratch"])
 Markdown(f"Parity weak model: transferred at epoch {par['selection']['epoch']} with test accuracy "
          f"{par['selection']['test_acc']:.3f}.")
@@ -304,11 +313,11 @@ def te90(r):
     return G.first_epoch(r["step"], r["test_acc"], 0.9)
 
 
-def tf_claim(cid, ref, task, runs):
+def tf_claim(cid, ref, task, runs, deviation=None):
     a, b = te90(runs["transfer"]), te90(runs["grokfast"])
     claims.check(cid, ref, f"{task}, 2-layer transformer: GrokTransfer reaches 90% test sooner than GrokFast "
                  "(ratio of epochs GrokFast / GrokTransfer > 1)",
-                 measured=(b / a if math.isfinite(a) else 0.0), expected=greater_than(1))
+                 measured=(b / a if math.isfinite(a) else 0.0), expected=greater_than(1), known_deviation=deviation)
     return a, b
 
 
@@ -472,7 +481,11 @@ Markdown(f"Random A·B (MLP): train 90% at epoch {dr['train']:.0f}, test 90% at 
 fig, axs = figs.two_panels()
 figs.tf_panel(axs[0], TM, LAB, "Fig. 16", "multiplication: GrokTransfer vs GrokFast")
 axs[1].axis("off")
-a16, b16 = tf_claim("fig16_gt_vs_grokfast", "Fig. 16", "multiplication", TM)
+tf_dev = None if profile == "paper" else (
+    f"reduced profile: with the multiplication weak embedding (test {TM['transfer']['selection']['test_acc']:.2f}) "
+    f"the d = 32 transformer reached {TM['transfer']['test_acc'].max():.2f} test accuracy in "
+    f"{TM['transfer']['step'][-1]} epochs (GrokFast: {TM['grokfast']['test_acc'].max():.2f}); neither reached 90%")
+a16, b16 = tf_claim("fig16_gt_vs_grokfast", "Fig. 16", "multiplication", TM, deviation=tf_dev)
 fig
 
 # %% [markdown]

@@ -431,7 +431,7 @@ class RatioCfg:
 
 RATIO = {"paper": RatioCfg()}
 RATIO["cpu"] = replace(RATIO["paper"], ps=(1000, 2000, 4000), n_for_p=500, ns=(100, 200, 400, 800), p_for_n=8000,
-                       steps=600)
+                       seeds=4, steps=800)
 RATIO["smoke"] = replace(RATIO["cpu"], ps=(500, 1000), n_for_p=100, ns=(50, 100), p_for_n=500, steps=30)
 
 
