@@ -458,7 +458,7 @@ pl.panels(r12["step"], r12["train_loss"], r12["test_loss"], [f"α={a}, wd={w}" f
 
 # %%
 d12 = [tf_delay(r12, k) for k in range(3)]
-claims.check("fig12_wd_removes", "Fig. 12b", "weight decay removes the delay: delay(a) / delay(b)",
+claims.check("fig12_wd_removes", "Fig. 12b", "more weight decay removes (here: shortens) the delay: delay(a) / delay(b), ∞ = (a) not generalised in the run",
              measured=d12[0] / max(d12[1], 1.0), expected=at_least(3.0))
 claims.check("fig12_alpha_restores", "Fig. 12c", "a larger α brings it back: delay(c) / delay(b) (qualitative in the paper)",
              measured=d12[2] / max(d12[1], 1.0), expected=at_least(2.0))
