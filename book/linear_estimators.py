@@ -1,9 +1,13 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: tags,mystnb,-all
+#     notebook_metadata_filter: -all,kernelspec,jupytext
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -95,7 +99,7 @@ ex.departures_table(profile)
 r1 = ex.fig1(ex.config("fig1", profile, seed), ctx.device)
 m1 = measures.fig1(r1)
 
-# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 1: losses (left) and accuracies (centre) for λ = 0.1, 0.9, 1.5 — simulation coloured (train dashed, test solid), theory black; right: grokking time against λ for two ε, simulation, exact theory and Eq. (11).", "name": "le-fig1"}}
+# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 1: losses (left) and accuracies (centre) for \u03bb = 0.1, 0.9, 1.5 \u2014 simulation coloured (train dashed, test solid), theory black; right: grokking time against \u03bb for two \u03b5, simulation, exact theory and Eq. (11).", "name": "le-fig1"}}
 figures.fig1(r1)
 
 # %% tags=["remove-input"]
@@ -152,7 +156,7 @@ claims.check("eq11_limit", "Eq. 11", "The ratio Eq. 11 / exact falls monotonical
 r2 = ex.fig2(ex.config("fig2", profile, seed), ctx.device)
 m2 = measures.fig2(r2)
 
-# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 2: losses and accuracies for d_out = 1, 50, 700 at λ = 0.9 (simulation coloured, theory black); right: grokking time against d_out for several λ (theory curves; simulation markers at λ = 0.5).", "name": "le-fig2"}}
+# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 2: losses and accuracies for d_out = 1, 50, 700 at \u03bb = 0.9 (simulation coloured, theory black); right: grokking time against d_out for several \u03bb (theory curves; simulation markers at \u03bb = 0.5).", "name": "le-fig2"}}
 figures.fig2(r2)
 
 # %%
@@ -183,7 +187,7 @@ claims.check("fig2_unimodal", "Fig. 2", "Theory Δt(d_out) rises to a single max
 r3 = ex.fig3(ex.config("fig3", profile, seed), ctx.device)
 m3 = measures.fig3(r3)
 
-# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 3: losses and accuracies for γ = 1e-5, 1e-3, 1e-2 at λ = 0.9 (simulation coloured, Eq. 38 black); right: grokking time against γ for several λ — theory curves, simulation markers at λ = 0.5, grey where the test accuracy saturates below threshold.", "name": "le-fig3"}}
+# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 3: losses and accuracies for \u03b3 = 1e-5, 1e-3, 1e-2 at \u03bb = 0.9 (simulation coloured, Eq. 38 black); right: grokking time against \u03b3 for several \u03bb \u2014 theory curves, simulation markers at \u03bb = 0.5, grey where the test accuracy saturates below threshold.", "name": "le-fig3"}}
 figures.fig3(r3)
 
 # %% tags=["remove-input"]
@@ -261,7 +265,7 @@ claims.check("fig4_grokking", "Fig. 4", "Every run groks: t*_gen > t*_tr",
 r5 = ex.fig5()
 m5 = measures.fig5(r5)
 
-# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 5: exact losses (Eq. 8; pink train, light blue generalization) against Eq. (21) (dashed red), Eq. (22) (dashed blue) and Eq. (10) (dash-dotted blue), λ = 0.9.", "name": "le-fig5"}}
+# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 5: exact losses (Eq. 8; pink train, light blue generalization) against Eq. (21) (dashed red), Eq. (22) (dashed blue) and Eq. (10) (dash-dotted blue), \u03bb = 0.9.", "name": "le-fig5"}}
 figures.fig5(r5)
 
 # %%
@@ -291,7 +295,7 @@ claims.check("fig5_eq10", "Fig. 5 / Eq. 10", "Exact L_gen / Eq. 10 stays below 1
 r6 = ex.fig6(ex.config("fig6", profile, seed), ctx.device)
 m6 = measures.fig6(r6)
 
-# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 6: losses (left) and accuracies (right) for several label-noise variances, λ = 0.9, ε = 0.01. Top: the paper's App. C curves (pink train, light blue generalization). Bottom: corrected theory for fixed noisy labels (lines) and simulation (markers).", "name": "le-fig6"}}
+# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 6: losses (left) and accuracies (right) for several label-noise variances, \u03bb = 0.9, \u03b5 = 0.01. Top: the paper's App. C curves (pink train, light blue generalization). Bottom: corrected theory for fixed noisy labels (lines) and simulation (markers).", "name": "le-fig6"}}
 figures.fig6(r6)
 
 # %%
@@ -321,7 +325,7 @@ claims.check("fig6_paper_gen", "App. C / Fig. 6", "The test loss is driven to 0 
 r7 = ex.fig7(ex.config("fig7", profile, seed), ctx.device)
 m7 = measures.fig7(r7)
 
-# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 7: log₁₀ of the grokking time from the exact theory over (γ, d_out), (γ, λ) and (d_out, λ); white: no grokking.", "name": "le-fig7"}}
+# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 7: log\u2081\u2080 of the grokking time from the exact theory over (\u03b3, d_out), (\u03b3, \u03bb) and (d_out, \u03bb); white: no grokking.", "name": "le-fig7"}}
 figures.fig7(r7)
 
 # %%
@@ -348,7 +352,7 @@ claims.check("fig7_dout", "Fig. 7", "Δt(d_out) is unimodal for each λ and 0 fo
 r8 = ex.fig8(ex.config("fig8", profile, seed), ctx.device)
 m8 = measures.fig8(r8)
 
-# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 8: accuracy against training loss for the teacher–student model (top left, theory, shades of λ) and for modular addition (top right, shades of α; blue = fewest samples); bottom: grokking time against λ = 2/(αp) for modular addition with a (λ* − λ)⁻² fit.", "name": "le-fig8"}}
+# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 8: accuracy against training loss for the teacher\u2013student model (top left, theory, shades of \u03bb) and for modular addition (top right, shades of \u03b1; blue = fewest samples); bottom: grokking time against \u03bb = 2/(\u03b1p) for modular addition with a (\u03bb* \u2212 \u03bb)\u207b\u00b2 fit.", "name": "le-fig8"}}
 figures.fig8(r8)
 
 # %% tags=["remove-input"]

@@ -74,3 +74,16 @@ def test_run_fills_the_cache_and_a_second_run_computes_nothing(tmp_path):
 def test_claims_without_a_build_says_so(tmp_path):
     proc = companion("claims", "--out", str(tmp_path))
     assert proc.returncode == 1 and "run `companion build` first" in proc.stdout
+
+
+@pytest.mark.parametrize("ref, items", [
+    ("Figs. 12–19 / Table 1", [f"Fig. {n}" for n in range(12, 20)] + ["Table 1"]),
+    ("Fig. 1b / 6", ["Fig. 1", "Fig. 6"]),
+    ("Theorem 3.2 / Fig. 9", ["Fig. 9", "Theorem 3.2"]),
+    ("Thm 3.12", ["Theorem 3.12"]),
+    ("A.4.1", ["A.4.1"]),  # unparsed references are their own report item, never dropped
+])
+def test_report_items_of_a_paper_reference(ref, items):
+    from companion.build import paper_items
+
+    assert paper_items(ref) == items

@@ -219,17 +219,31 @@ def placeholder_notebook(path: Path, name: str, message: str) -> None:
 
 
 # ----------------------------------------------------------------------------- the report page
-REF = re.compile(r"\b(Figs?|Tables?|Eqs?)\.?\s*(\d+)(?:\s*[–-]\s*(\d+))?", re.I)
+TOKEN = re.compile(r"\b(?P<kind>Figs?|Tables?|Eqs?)\b\.?|\b(?P<a>\d+)[a-z]?(?:\s*[–-]\s*(?P<b>\d+))?", re.I)
+NAMED = re.compile(r"\b(Thm|Theorem|Lemma|Prop(?:osition)?|Cor(?:ollary)?|App(?:endix)?|Sec(?:tion)?|§)\.?\s*"
+                   r"([A-Z]?\d+(?:\.\d+)*|[A-Z]\b)", re.I)
+CANONICAL = {"thm": "Theorem", "theorem": "Theorem", "lemma": "Lemma", "prop": "Proposition",
+             "proposition": "Proposition", "cor": "Corollary", "corollary": "Corollary", "app": "App.",
+             "appendix": "App.", "sec": "§", "section": "§", "§": "§"}
 
 
 def paper_items(ref: str) -> list[str]:
-    """``"Figs. 12–19 / Table 1"`` → ``["Fig. 12", …, "Fig. 19", "Table 1"]``."""
-    out = []
-    for kind, a, b in REF.findall(ref):
-        kind = {"fig": "Fig.", "table": "Table", "eq": "Eq."}[kind.lower().rstrip("s")]
-        for n in range(int(a), int(b or a) + 1):
-            out.append(f"{kind} {n}")
-    return out
+    """``"Figs. 12–19 / Table 1"`` → ``["Fig. 12", …, "Fig. 19", "Table 1"]``.
+
+    Theorems, lemmas, appendices and sections are kept by name (``"Thm 3.2"`` → ``"Theorem
+    3.2"``); a reference with none of these (``"A.4.1"``) is its own item, so every claim
+    appears in the report.
+    """
+    out, kind = [], None
+    for m in TOKEN.finditer(NAMED.sub(" ", ref)):  # a bare number continues the last kind: "Fig. 1b / 6"
+        if m.group("kind"):
+            kind = {"fig": "Fig.", "table": "Table", "eq": "Eq."}[m.group("kind").lower().rstrip("s")]
+        elif kind:
+            a, b = int(m.group("a")), int(m.group("b") or m.group("a"))
+            out += [f"{kind} {n}" for n in range(a, b + 1) if f"{kind} {n}" not in out]
+    for kind, label in NAMED.findall(ref):
+        out.append(f"{CANONICAL[kind.lower()]} {label}".replace("§ ", "§"))
+    return out or [ref.strip()]
 
 
 def report_markdown(records, chapters: list[str], results: dict[str, ChapterResult], profile: str) -> str:

@@ -120,8 +120,9 @@ def train(model: nn.Module, data: Split, cfg: TrainConfig,
         model.train()
         for k, v in zip(("step", "train_loss", "train_acc", "test_loss", "test_acc"), (step, trl, tra, tel, tea)):
             hist[k].append(v)
-        for k, f in measures.items():
-            hist[k].append(float(f(model)))
+        with torch.no_grad():  # measures read the model; they never need its autograd graph
+            for k, f in measures.items():
+                hist[k].append(float(f(model)))
 
     if 0 in evals:
         record(0)
