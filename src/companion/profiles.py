@@ -136,5 +136,6 @@ def departures_table(pairs: Mapping[str, tuple[Any, Any]], profile: str):
         return Markdown(f"At profile **{profile}** every setting is the paper's.")
     lines = [f"At profile **{profile}** these settings depart from the paper's:", "",
              "| experiment | setting | paper | here |", "|---|---|---|---|"]
-    lines += [f"| {n} | `{f}` | {a} | {b} |" for n, f, a, b in rows]
+    short = lambda v: str(v) if len(str(v)) < 60 else str(v)[:57] + "…"  # noqa: E731
+    lines += [f"| {n} | `{f}` | {short(a)} | {short(b)} |" for n, f, a, b in rows]
     return Markdown("\n".join(lines))

@@ -662,15 +662,6 @@ def run_all(profile: str, device: str = "cpu", seed: int = 0) -> None:
 
 def departures_table(profile: str):
     """Markdown table of every field where the profile departs from the paper's settings."""
-    from IPython.display import Markdown
+    from companion.profiles import departures_table as table
 
-    from companion.profiles import departures
-
-    rows = ["| experiment | setting | paper | here |", "|---|---|---|---|"]
-    for name, profs in CONFIGS.items():
-        for field, a, b in departures(profs[profile], profs["paper"]):
-            fmt = lambda v: str(v) if len(str(v)) < 60 else str(v)[:57] + "…"  # noqa: E731
-            rows.append(f"| {name} | `{field}` | {fmt(a)} | {fmt(b)} |")
-    if len(rows) == 2:
-        return Markdown("*This profile runs the paper's own settings.*")
-    return Markdown("\n".join(rows))
+    return table({name: (profs[profile], profs["paper"]) for name, profs in CONFIGS.items()}, profile)
