@@ -113,11 +113,10 @@ def fig4(wide: dict, weak: dict):
 
 
 def fig5(weak: dict, rows: list, slopes: dict):
-    import matplotlib.pyplot as plt
-
-    fig = plt.figure(figsize=(12, 3.6), layout="constrained")
+    fig, axs = subplots(1, 3, width=4.0, height=3.6)
+    ax_p, ax_n = axs[0, 1], axs[0, 2]
+    axs[0, 0].remove()
     ax = fig.add_subplot(1, 3, 1, projection="3d")
-    ax_p, ax_n = fig.add_subplot(1, 3, 2), fig.add_subplot(1, 3, 3)
     t = weak["target"]
     z, sig = t["z_test"], t["signal_test"]
     for (a, b), c in zip([(1, 1), (-1, -1), (1, -1), (-1, 1)], ["C0", "C0", "C3", "C3"]):
