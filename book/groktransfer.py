@@ -1,9 +1,13 @@
 # ---
 # jupyter:
 #   jupytext:
+#     cell_metadata_filter: tags,mystnb,-all
+#     notebook_metadata_filter: -all,kernelspec,jupytext
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python

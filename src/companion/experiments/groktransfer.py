@@ -19,7 +19,7 @@ import torch
 from companion import groktransfer as G
 from companion import xor as X
 from companion.cache import experiment
-from companion.profiles import departures, select
+from companion.profiles import select
 
 
 @dataclass(frozen=True)
@@ -677,31 +677,20 @@ def flops_a41(d_embed: int = 512, n_layer: int = 8, d_attn: int = 128, d_mlp: in
 # ---------------------------------------------------------------------------------- helpers
 def departures_table(profile: str):
     """A Markdown table of every field where this profile's configs depart from the paper's."""
-    from IPython.display import Markdown
+    from companion.profiles import departures_table as table
 
-    pairs = [("Fig. 1b GrokTransfer", fig1b(profile)[0], fig1b("paper")[0]),
-             ("Fig. 1b scratch", fig1b(profile)[1], fig1b("paper")[1]),
-             ("Fig. 6a GrokTransfer", fig6(profile, "add")[0], fig6("paper", "add")[0]),
-             ("Fig. 6a scratch", fig6(profile, "add")[1], fig6("paper", "add")[1]),
-             ("Fig. 6b GrokTransfer", fig6(profile, "mul")[0], fig6("paper", "mul")[0]),
-             ("Fig. 2/3", FIG2[profile], FIG2["paper"]), ("Fig. 6c parity", PARITY[profile], PARITY["paper"]),
-             ("Figs. 4, 9–11 XOR", XOR[profile], XOR["paper"]), ("Fig. 5b/c", RATIO[profile], RATIO["paper"]),
-             ("Fig. 13 right", TFPAR[profile], TFPAR["paper"]), ("Fig. 14", DIGITS[profile], DIGITS["paper"])]
+    pairs = {"Fig. 1b GrokTransfer": (fig1b(profile)[0], fig1b("paper")[0]),
+             "Fig. 1b scratch": (fig1b(profile)[1], fig1b("paper")[1]),
+             "Fig. 6a GrokTransfer": (fig6(profile, "add")[0], fig6("paper", "add")[0]),
+             "Fig. 6a scratch": (fig6(profile, "add")[1], fig6("paper", "add")[1]),
+             "Fig. 6b GrokTransfer": (fig6(profile, "mul")[0], fig6("paper", "mul")[0]),
+             "Fig. 2/3": (FIG2[profile], FIG2["paper"]), "Fig. 6c parity": (PARITY[profile], PARITY["paper"]),
+             "Figs. 4, 9–11 XOR": (XOR[profile], XOR["paper"]), "Fig. 5b/c": (RATIO[profile], RATIO["paper"]),
+             "Fig. 13 right": (TFPAR[profile], TFPAR["paper"]), "Fig. 14": (DIGITS[profile], DIGITS["paper"])}
     for fig in ("8a", "8b"):
         here, paper = tf_runs(profile, "add", fig), tf_runs("paper", "add", fig)
-        pairs += [(f"Fig. {fig} {k}", here[k], paper.get(k, paper["transfer"])) for k in here]
-    lines = ["| run | field | paper | here |", "|---|---|---|---|"]
-    for name, here, paper in pairs:
-        for f, a, b in departures(here, paper):
-            lines.append(f"| {name} | `{f}` | {_short(a)} | {_short(b)} |")
-    if len(lines) == 2:
-        lines.append("| — | — | — | (none: the paper's settings) |")
-    return Markdown("\n".join(lines))
-
-
-def _short(v) -> str:
-    s = repr(v)
-    return s if len(s) < 60 else s[:57] + "…"
+        pairs |= {f"Fig. {fig} {k}": (here[k], paper.get(k, paper["transfer"])) for k in here}
+    return table(pairs, profile)
 
 
 def run_all(profile: str = "cpu", device: str = "cpu", seed: int = 0) -> None:
