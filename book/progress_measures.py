@@ -59,8 +59,7 @@ display(Markdown(ctx.describe()))
 # Every field in which this profile's configurations differ from the paper's (empty at `paper`).
 
 # %% tags=["remove-input"]
-rows = ex.departures_table(profile)
-display(Markdown(figs.md_table(["experiment", "field", "paper", "here"], rows) if rows else "*none: the paper's settings*"))
+ex.departures_markdown(profile)
 
 # %% [markdown]
 # ## Fig. 1 — the two ingredients

@@ -134,8 +134,11 @@ def departures_table(pairs: Mapping[str, tuple[Any, Any]], profile: str):
     rows = [(name, f, a, b) for name, (cfg, paper) in pairs.items() for f, a, b in departures(cfg, paper)]
     if not rows:
         return Markdown(f"At profile **{profile}** every setting is the paper's.")
-    lines = [f"At profile **{profile}** these settings depart from the paper's:", "",
+    # folded (a sphinx-design dropdown) so that a long table does not bury the chapter's opening
+    lines = [f"At profile **{profile}**, {len(rows)} setting(s) depart from the paper's:", "",
+             f":::{{dropdown}} The {len(rows)} departures from the paper at profile {profile}", "",
              "| experiment | setting | paper | here |", "|---|---|---|---|"]
     short = lambda v: str(v) if len(str(v)) < 60 else str(v)[:57] + "…"  # noqa: E731
     lines += [f"| {n} | `{f}` | {short(a)} | {short(b)} |" for n, f, a, b in rows]
+    lines.append(":::")
     return Markdown("\n".join(lines))

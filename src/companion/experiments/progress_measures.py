@@ -322,6 +322,13 @@ def departures_table(profile: str) -> list[tuple[str, str, str, str]]:
     return rows
 
 
+def departures_markdown(profile: str):
+    """The same departures as the book's shared (folded) Markdown table."""
+    from companion.profiles import departures_table as table
+
+    return table({name: (cfgs[profile], cfgs["paper"]) for name, cfgs in CONFIGS.items()}, profile)
+
+
 # ------------------------------------------------------------------------------- figure runs
 def depth_runs(cfg: Depth, device: str) -> dict:
     return {L: modular_run(replace(cfg.base, n_layers=L), device) for L in cfg.layers}
