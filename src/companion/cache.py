@@ -131,24 +131,153 @@ def _stale(path: Path) -> bool:
         return False
 
 
+#: ``plan`` mode (``companion run`` listing a chapter's experiments): top-level calls are
+#: recorded in :data:`PLAN` as ``(experiment, config, device)`` and not run.
+PLANNING = False
+PLAN: list[tuple[Callable[..., Any], Any, str]] = []
+#: probe mode (``--dry-run``): one record per experiment probed, see :func:`_probe_record`
+PROBES: list[dict] = []
+_PROBED: dict[str, Any] = {}
+#: reuse kept results (``companion run --keep``): a kept result counts as done
+REUSE_KEPT = False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _claim(lock: Path, entry: Path) -> bool:
+    """Take the lock of an experiment for this process (parallel ``companion run --jobs``).
+
+    Returns True when this process should compute it, False when another process has meanwhile
+    stored it (the caller then loads it). Waits while a live process holds the lock; a lock
+    whose process has died is taken over.
+    """
+    import time
+
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            with os.fdopen(fd, "w") as fh:
+                fh.write(str(os.getpid()))
+            return True
+        except FileExistsError:
+            try:
+                pid = int(lock.read_text() or 0)
+            except (FileNotFoundError, ValueError):
+                continue
+            if not _alive(pid):
+                lock.unlink(missing_ok=True)
+                continue
+        if entry.exists() and load(entry)[0]:
+            return False
+        time.sleep(0.5)
+
+
 def experiment(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Cache ``fn(config, device="cpu")`` by (name, config, device kind, library source).
 
-    The wrapped function gains ``fresh=False`` to force a recompute.
+    The wrapped function gains ``fresh=False`` to force a recompute. Around the computation it
+    keeps a frame for :mod:`companion.slices` (probes, deadline, checkpoints), and it serves
+    kept results (:mod:`companion.kept`): only them when ``COMPANION_KEPT_ONLY`` is set (a page
+    of kept results, which never computes), or before computing in a ``--keep`` run.
     """
     name = f"{fn.__module__}.{fn.__qualname__}"
+    short = name.rsplit(".", 1)[-1]
 
     @functools.wraps(fn)
     def wrapper(config: Any, device: str = "cpu", *, fresh: bool = False) -> Any:
-        path = cache_dir() / f"{name.rsplit('.', 1)[-1]}-{key(name, config, device)[:24]}.pkl"
+        from companion import kept, slices
+
+        if PLANNING and not slices.FRAMES:
+            PLAN.append((wrapper, config, device))
+            return None
+        if os.environ.get("COMPANION_KEPT_ONLY"):
+            found = kept.find(name, config)
+            if found is None:
+                raise kept.NotKept(name, config)
+            value, meta = kept.read(found)
+            KEPT_LOADED.append(meta)
+            return value
+        k = key(name, config, device)
+        path = cache_dir() / f"{short}-{k[:24]}.pkl"
+        probing = slices.SESSION.probe
+        if probing and k in _PROBED:
+            return _PROBED[k]
         if not fresh and not _stale(path):
             ok, value = load(path)
             if ok:
+                if probing:
+                    PROBES.append({"name": short, "key": k, "depth": len(slices.FRAMES), "status": "cached",
+                                   "estimate": 0.0, "config": config})
+                kept.keep(name, config, device, value, None)
                 return value
-        value = fn(config, device)
+        if REUSE_KEPT and not fresh and (found := kept.find(name, config)) is not None:
+            value, _ = kept.read(found)
+            if probing:
+                PROBES.append({"name": short, "key": k, "depth": len(slices.FRAMES), "status": "kept",
+                               "estimate": 0.0, "config": config})
+            return value
+        lock = cache_dir() / "locks" / f"{short}-{k[:24]}.lock"
+        locked = not probing and os.environ.get("COMPANION_LOCKS") == "1"
+        if locked and not _claim(lock, path):
+            return load(path)[1]
+        import time
+
+        frame = slices.Frame(short, k)
+        slices.FRAMES.append(frame)
+        t0 = time.perf_counter()
+        try:
+            value = fn(config, device)
+        except BaseException as exc:
+            if probing:
+                _probe_record(frame, config, time.perf_counter() - t0, error=exc)
+            raise
+        finally:
+            slices.FRAMES.pop()
+            if locked:
+                lock.unlink(missing_ok=True)
+        seconds = time.perf_counter() - t0
+        if probing:
+            _PROBED[k] = value
+            _probe_record(frame, config, seconds)
+            return value
         store(path, value)
+        slices.clear_checkpoints(k)
         computed.append(name)
+        kept.keep(name, config, device, value, seconds)
         return value
 
     wrapper.experiment_name = name  # type: ignore[attr-defined]
     return wrapper
+
+
+#: metadata of the kept results a page of kept results loaded (in order)
+KEPT_LOADED: list[dict] = []
+
+
+def _probe_record(frame, config: Any, seconds: float, error: BaseException | None = None) -> None:
+    """Estimate a probed experiment: its own time outside loops and nested experiments (setup,
+    measures), plus each loop's extrapolated time, plus its nested experiments' estimates."""
+    from companion import slices
+
+    in_loops = sum(r.seconds_in_probe for r in frame.loops)
+    overhead = max(seconds - in_loops - frame.child_seconds, 0.0)
+    estimate = overhead + sum(r.estimate for r in frame.loops) + frame.child_estimate
+    rec = {"name": frame.name, "key": frame.key, "depth": len(slices.FRAMES), "config": config,
+           "status": ("probed" if error is None else "partial" if slices.SESSION.truncated else "probe failed"),
+           "estimate": estimate,
+           "overhead": overhead, "loops": [dict(n_steps=r.n_steps, n_evals=r.n_evals, t_step=r.t_step,
+                                               t_eval=r.t_eval) for r in frame.loops],
+           "error": None if error is None else f"{type(error).__name__}: {error}"}
+    PROBES.append(rec)
+    if slices.FRAMES:  # account for it in the parent experiment
+        slices.FRAMES[-1].child_seconds += seconds
+        slices.FRAMES[-1].child_estimate += estimate

@@ -57,11 +57,24 @@ def parser() -> OneLineParser:
     b.add_argument("--fresh", action="store_true", help="ignore cached experiment results")
     b.add_argument("--jobs", type=int, default=None, help="chapters executed at once (default 2)")
     b.add_argument("--out", type=Path, default=None, help="output folder (default _build)")
-    r = sub.add_parser("run", help="run a chapter's experiments without Jupyter, filling the cache")
-    r.add_argument("chapter")
+    r = sub.add_parser("run", help="run chapters' experiments without Jupyter, filling the cache")
+    r.add_argument("chapter", nargs="+", help="one or more chapters, run in this order")
     r.add_argument("--profile", default=DEFAULT_PROFILE)
     r.add_argument("--device", default="auto")
     r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--dry-run", action="store_true",
+                   help="list every experiment with its config and an estimated time from a short timed probe")
+    r.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="stop cleanly before this many seconds, finished experiments cached, the running ones "
+                        "checkpointed; run again to continue")
+    r.add_argument("--jobs", type=int, default=1, help="experiments run at once in worker processes (default 1)")
+    r.add_argument("--only", action="append", default=[], metavar="REGEX",
+                   help="run only experiments whose 'name config' matches (repeatable: any of them)")
+    r.add_argument("--skip", action="append", default=[], metavar="REGEX",
+                   help="leave out experiments whose 'name config' matches (repeatable)")
+    r.add_argument("--keep", action="store_true",
+                   help="also write finished experiments to results/<profile>/<chapter>/ (kept results), and "
+                        "count kept results as done")
     c = sub.add_parser("claims", help="print the claims of the last build")
     c.add_argument("--out", type=Path, default=None)
     return ap
@@ -83,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
             return build.build(root, args.profile, args.device, args.chapter, args.seed, params,
                                args.out, args.fresh, args.jobs)
         if args.command == "run":
-            return run(args.chapter, args.profile, args.device, args.seed)
+            return run(args.chapter, args.profile, args.device, args.seed, args.dry_run, args.time_limit,
+                       args.jobs, args.keep, args.only, args.skip)
         if args.command == "claims":
             from companion.claims import load_claims, text_table
 
@@ -103,16 +117,65 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def run(chapter: str, profile: str, device: str, seed: int) -> int:
-    """Compute every experiment of a chapter (no Jupyter needed), filling the results cache."""
-    from companion import cache, profiles
-    from companion.experiments import chapter_module
+#: seconds kept back from ``--time-limit`` for checkpoints, storing results and exiting
+def time_margin(limit: float) -> float:
+    return min(max(0.5, 0.03 * limit), 30.0)
+
+
+def run(chapters: list[str], profile: str, device: str, seed: int, dry_run: bool = False,
+        time_limit: float | None = None, jobs: int = 1, keep: bool = False, only: list[str] = (),
+        skip: list[str] = ()) -> int:
+    """Compute chapters' experiments (no Jupyter needed), filling the results cache.
+
+    Exit status: 0 when every experiment is done, 3 when the time limit stopped the run (run the
+    same command again to continue), 1 when an experiment failed.
+    """
+    import platform
+
+    from companion import cache, profiles, runs
+    from companion.experiments import CHAPTERS
 
     one_of("profile", profile, PROFILES)
-    module = chapter_module(chapter)
+    for ch in chapters:
+        one_of("chapter", ch, list(CHAPTERS))
+    if jobs < 1:
+        raise ParameterError(f"--jobs must be at least 1, got {jobs}")
+    if time_limit is not None and time_limit <= 0:
+        raise ParameterError(f"--time-limit must be a positive number of seconds, got {time_limit}")
+    started = time.time()
+    deadline = started + time_limit - time_margin(time_limit) if time_limit else None
     ctx = profiles.setup(profile, device, seed)
-    t0 = time.time()
-    module.run_all(profile, ctx.device, seed)
-    print(f"[run] {chapter}: {len(cache.computed)} experiment(s) computed, the rest from the cache "
-          f"({cache.cache_dir()}), in {time.time() - t0:.1f} s on {ctx.device}")
-    return 0
+    tasks = runs.select([t for ch in chapters for t in runs.plan(ch, profile, ctx.device, seed)], only, skip)
+    where = f"{ctx.device}" + (f" ({runs_device_name(ctx.device)})" if ctx.device != "cpu" else "")
+    if dry_run:
+        print(f"[dry run] {len(tasks)} experiment(s) of {', '.join(chapters)} at profile {profile} on {where}:")
+        rows = runs.dry_run(tasks)
+        print(runs.summary(rows, jobs))
+        return 0
+    print(f"[run] {len(tasks)} experiment(s) of {', '.join(chapters)} at profile {profile} on {where}, "
+          f"{jobs} worker(s)" + (f", stopping after {time_limit:.0f} s" if time_limit else ""), flush=True)
+    rows = runs.execute(tasks, profile, ctx.device, seed, jobs, deadline, profile if keep else None)
+    counts = {s: sum(r["status"] == s for r in rows) for s in ("computed", "done before", "stopped", "not started",
+                                                              "failed")}
+    wall = time.time() - started
+    print(f"[run] {counts['computed']} experiment(s) computed, {counts['done before']} done before "
+          f"(cache: {cache.cache_dir()}), {counts['stopped'] + counts['not started']} left for the next run, "
+          f"{counts['failed']} failed, in {wall:.1f} s on {ctx.device}")
+    if keep:
+        from companion import kept
+
+        runs.log_run({"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "chapters": chapters, "profile": profile,
+                      "device": kept.device_name(ctx.device), "torch": ctx.torch_version, "jobs": jobs,
+                      "time_limit": time_limit, "wall_s": round(wall, 1), "commit": kept.commit(),
+                      "host": platform.node(), **{k.replace(" ", "_"): v for k, v in counts.items()},
+                      "experiments": [{k: r[k] for k in ("chapter", "experiment", "key", "status", "seconds")}
+                                      for r in rows]})
+    if counts["failed"]:
+        return 1
+    return 3 if counts["stopped"] + counts["not started"] else 0
+
+
+def runs_device_name(device: str) -> str:
+    from companion.kept import device_name
+
+    return device_name(device)

@@ -29,6 +29,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from companion import slices
+
 EMBEDS = ("table", "lowrank", "dense", "dense_lowrank", "fixed")
 
 
@@ -215,13 +217,30 @@ def train_ensemble(P: dict, spec: FNNSpec, data, lr, wd, epochs: int, eval_every
         return tea
 
     record(0)
-    for ep in range(1, epochs + 1):
+
+    def save() -> dict:
+        return {"P": dict(P), "m": list(opt.m), "v": list(opt.v), "t": opt.t, "H": {k: list(v) for k, v in H.items()},
+                "snaps": list(snaps), "snap_ep": list(snap_ep), "meas": list(meas), "meas_ep": list(meas_ep)}
+
+    def load(s: dict) -> None:
+        with torch.no_grad():
+            for k in names:
+                P[k].copy_(s["P"][k])
+            for mine, saved in zip(opt.m + opt.v, s["m"] + s["v"]):
+                mine.copy_(saved)
+        opt.t = s["t"]
+        for k, v in s["H"].items():
+            H[k][:] = v
+        snaps[:], snap_ep[:], meas[:], meas_ep[:] = s["snaps"], s["snap_ep"], s["meas"], s["meas_ep"]
+
+    evals = lambda ep: ep % eval_every == 0 or ep == epochs  # noqa: E731
+    for ep in slices.steps(epochs + 1, 1, evals=evals, save=save, load=load):
         lo, _ = loss_and_acc(forward(P, spec, xs[0]), xs[1], loss, with_acc=False)
         for p in P.values():
             p.grad = None
         lo.sum().backward()
         opt.step()
-        if ep % eval_every == 0 or ep == epochs:
+        if evals(ep):
             tea = record(ep)
             if stop_at is not None and bool((tea >= stop_at).any() if stop_any else (tea >= stop_at).all()):
                 break

@@ -15,6 +15,8 @@ import math
 import numpy as np
 import torch
 
+from companion import slices
+
 Tensor = torch.Tensor
 
 
@@ -88,7 +90,17 @@ def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, eta0, steps: int
     hist: dict[str, list] = {"train_loss": [], "test_loss": [], "variance": [], "misalignment": [],
                              "linear": [], "weight_norm": [], "rel_change": [], "W_traj": []}
     n0 = torch.sqrt((W0c ** 2).sum((-1, -2)))
-    for t in range(steps + 1):
+
+    def save() -> dict:
+        return {"W": W, "a": a, "vW": vW, "va": va, "hist": {key: list(v) for key, v in hist.items()}}
+
+    def load(s: dict) -> None:
+        nonlocal W, a, vW, va
+        W, a, vW, va = s["W"], s["a"], s["vW"], s["va"]
+        for key, v in s["hist"].items():
+            hist[key][:] = v
+
+    for t in slices.steps(steps + 1, evals=logs, save=save, load=load):
         f, H, phi, dphi = forward(X, W, a)
         r = f - f0 - y
         if t in logs:
@@ -158,6 +170,15 @@ class BatchedAdamW:
     def zero_grad(self) -> None:
         for p in self.params:
             p.grad = None
+
+    def state_dict(self) -> dict:
+        return {"m": list(self.m), "v": list(self.v), "t": self.t}
+
+    def load_state_dict(self, s: dict) -> None:
+        with torch.no_grad():
+            for mine, saved in zip(self.m + self.v, s["m"] + s["v"]):
+                mine.copy_(saved)
+        self.t = s["t"]
 
 
 def log_grid(total: int, n: int) -> np.ndarray:

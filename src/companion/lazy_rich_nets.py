@@ -20,6 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from companion import slices
 from companion.lazy_rich_models import BatchedAdamW
 
 Tensor = torch.Tensor
@@ -27,6 +28,24 @@ Tensor = torch.Tensor
 
 def _onehot(idx: Tensor, n: int, dtype=torch.float32) -> Tensor:
     return torch.nn.functional.one_hot(idx, n).to(dtype)
+
+
+def _checkpoint(params: list[Tensor], opts: list[BatchedAdamW], hist: dict):
+    """``save``/``load`` for :func:`companion.slices.steps` of a loop over stacked parameters
+    trained by :class:`BatchedAdamW` optimizers, recording into ``hist`` (a dict of lists)."""
+    def save() -> dict:
+        return {"params": list(params), "opts": [o.state_dict() for o in opts],
+                "hist": {k: list(v) for k, v in hist.items()}}
+
+    def load(s: dict) -> None:
+        with torch.no_grad():
+            for p, v in zip(params, s["params"]):
+                p.copy_(v)
+        for o, st in zip(opts, s["opts"]):
+            o.load_state_dict(st)
+        for k, v in s["hist"].items():
+            hist[k][:] = v
+    return save, load
 
 
 # --------------------------------------------------------------------------- Figs. 2, 16
@@ -58,7 +77,15 @@ def train_modular_mlp(data, scales, N: int, steps: int, log_at, lr0: float = 100
         h = X @ W1.transpose(-1, -2)  # (S, n, N)
         return h, c * (h * h) @ W2.transpose(-1, -2)
 
-    for t in range(steps + 1):
+    def save() -> dict:
+        return {"W1": W1, "W2": W2, "hist": {k: list(v) for k, v in hist.items()}}
+
+    def load(st: dict) -> None:
+        W1.copy_(st["W1"]), W2.copy_(st["W2"])
+        for k, v in st["hist"].items():
+            hist[k][:] = v
+
+    for t in slices.steps(steps + 1, evals=logs, save=save, load=load):
         h, out = fwd(Xtr)
         if t in logs:
             _, ote = fwd(Xte)
@@ -124,7 +151,8 @@ def train_student_teacher(scales, steps: int, log_at, width: int = 100, d: int =
     opt = BatchedAdamW(params, torch.full((S,), lr), weight_decay=wd)
     logs = set(int(t) for t in np.asarray(log_at))
     hist: dict[str, list] = {"train_loss": [], "test_loss": [], "train_err": [], "test_err": []}
-    for t in range(steps + 1):
+    save, load = _checkpoint(params, [opt], hist)
+    for t in slices.steps(steps + 1, evals=logs, save=save, load=load):
         out = sc[:, None, None] * tanh_mlp(params, Xtr)
         err = ((out - Ytr) ** 2).mean(-1)  # (S, n)
         if t in logs:
@@ -190,7 +218,8 @@ def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int
     logs = set(int(t) for t in np.asarray(log_at))
     hist = {k: [] for k in ("train_loss", "test_loss", "lin_train", "lin_test")}
     yt, ye = Ytr.reshape(-1), Yte.reshape(-1)
-    for t in range(steps + 1):
+    save, load = _checkpoint([th_net, th_lin], opts, hist)
+    for t in slices.steps(steps + 1, evals=logs, save=save, load=load):
         ln = ((flat_f(th_net[0], Xtr) - yt) ** 2).mean()
         ll = ((f0tr + Jtr @ (th_lin[0] - theta0) - yt) ** 2).mean()
         if t in logs:
@@ -244,7 +273,8 @@ def train_digits_mlp(Xtr, ytr, Xte, yte, alphas, steps: int, log_at, width: int 
     perm = torch.randperm(n, generator=torch.Generator().manual_seed(seed + 1))
     logs = set(int(t) for t in np.asarray(log_at))
     hist = {k_: [] for k_ in ("train_acc", "test_acc", "train_loss")}
-    for t in range(steps + 1):
+    save, load = _checkpoint(params, [opt], hist)
+    for t in slices.steps(steps + 1, evals=logs, save=save, load=load):
         if t in logs:
             with torch.no_grad():
                 otr = al[:, None, None] * (f(params, Xtr) - f0tr)

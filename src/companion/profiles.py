@@ -111,6 +111,8 @@ def setup(profile: str = DEFAULT_PROFILE, device: str = "auto", seed: int = 0) -
     check_profile(profile)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise ParameterError(f"seed must be an integer, got {seed!r}")
+    if device in ("cuda", "auto"):  # deterministic cuBLAS needs this before CUDA starts
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     dev = resolve_device(device)
     import torch
 

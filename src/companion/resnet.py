@@ -22,6 +22,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from companion import slices
+
 
 @dataclass(frozen=True)
 class ResNet18Config:
@@ -111,7 +113,20 @@ def train_classifier(model: nn.Module, train_img: torch.Tensor, train_y: torch.T
     n = len(train_y)
     hist = {"epoch": [], "train_acc": [], "train_loss": [], "test_epoch": [], "test_acc": []}
     model.train()
-    for ep in range(1, epochs + 1):
+
+    def save() -> dict:
+        return {"model": model.state_dict(), "opt": opt.state_dict(), "gen": g.get_state(),
+                "hist": {k: list(v) for k, v in hist.items()}}
+
+    def load(s: dict) -> None:
+        model.load_state_dict(s["model"])
+        opt.load_state_dict(s["opt"])
+        g.set_state(s["gen"])
+        for k, v in s["hist"].items():
+            hist[k][:] = v
+
+    evals = lambda ep: ep % eval_every == 0 or ep == epochs or ep == 1  # noqa: E731
+    for ep in slices.steps(epochs + 1, 1, evals=evals, save=save, load=load):
         perm = torch.randperm(n, generator=g).to(train_y.device)
         correct, total_loss = 0, 0.0
         for i in range(0, n, batch):
@@ -126,7 +141,7 @@ def train_classifier(model: nn.Module, train_img: torch.Tensor, train_y: torch.T
         hist["epoch"].append(ep)
         hist["train_acc"].append(correct / n)
         hist["train_loss"].append(total_loss / n)
-        if ep % eval_every == 0 or ep == epochs or ep == 1:
+        if evals(ep):
             hist["test_epoch"].append(ep)
             hist["test_acc"].append(accuracy(model, test_img, test_y, 4 * batch, in_channels))
     return {k: np.asarray(v) for k, v in hist.items()}

@@ -18,6 +18,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from companion import slices
+
 OPTIMIZERS = ("adamw", "adam", "sgd")
 
 
@@ -126,7 +128,25 @@ def train(model: nn.Module, data: Split, cfg: TrainConfig,
 
     if 0 in evals:
         record(0)
-    for step in range(1, cfg.steps + 1):
+
+    def save() -> dict:
+        return {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                "hist": {k: list(v) for k, v in hist.items()}, "gen": g.get_state(),
+                "filter": filter_state, "reached": reached}
+
+    def load(s: dict) -> None:
+        nonlocal reached
+        model.load_state_dict(s["model"])
+        opt.load_state_dict(s["opt"])
+        sched.load_state_dict(s["sched"])
+        for k, v in s["hist"].items():
+            hist[k][:] = v
+        g.set_state(s["gen"])
+        filter_state.clear()
+        filter_state.update(slices.to_device(s["filter"], params[0].device))
+        reached = s["reached"]
+
+    for step in slices.steps(cfg.steps + 1, 1, evals=evals, save=save, load=load):
         if cfg.batch_size is None or cfg.batch_size >= n:
             x, y = data.train_x, data.train_y
         else:

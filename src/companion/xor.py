@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from companion import slices
+
 
 @dataclass
 class XORData:
@@ -83,7 +85,7 @@ def train_xor(W, a, train: XORData, test: XORData, eps, lr: float, wd: float, st
     def f(d):
         return (torch.relu(preact(W, d, eps)) * a.unsqueeze(1)).sum(-1)  # (M, n)
 
-    for t in range(steps + 1):
+    for t in slices.steps(steps + 1, evals=lambda t: t % eval_every == 0 or t == steps):
         out = f(train)
         loss = torch.exp(-train.y * out).mean(1)
         if t % eval_every == 0 or t == steps:
@@ -135,7 +137,7 @@ def target_fl(U: torch.Tensor, train: XORData, test: XORData, eps: float, m: int
     a = (torch.randint(0, 2, (m,), generator=g).float() * 2 - 1) / math.sqrt(m)
     V = ((torch.randint(0, 2, (k, m), generator=g).float() * 2 - 1) * v_init).requires_grad_(True)
     H = {"step": [], "train_acc": [], "test_acc": []}
-    for t in range(steps + 1):
+    for t in slices.steps(steps + 1, evals=lambda t: True):
         out = torch.relu(ztr @ V) @ a
         with torch.no_grad():
             H["step"].append(t)

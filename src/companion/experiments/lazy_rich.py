@@ -173,11 +173,16 @@ def _stack_runs(runs: list[Quad]) -> dict:
             "eta0_eff": tens("eta0") / tens("sigma") ** 2 * Pmax / tens("P"), "pad": Pmax / tens("P")}
 
 
-def _run_batch(runs: list[Quad], linearised: bool = False) -> dict:
+def _on(b: dict, device: str) -> dict:
+    return {k: v.to(device) for k, v in b.items()}
+
+
+def _run_batch(runs: list[Quad], linearised: bool = False, device: str = "cpu") -> dict:
     q0 = runs[0]
     b = _stack_runs(runs)
     la = log_grid(q0.steps, q0.n_log)
-    res = th.run_closure(b["X"], b["y"], b["T"], b["w"], b["M"], b["alpha"], b["eps"], b["eta0_eff"],
+    d = _on(b, device)
+    res = th.run_closure(d["X"], d["y"], d["T"], d["w"], d["M"], d["alpha"], d["eps"], d["eta0_eff"],
                          q0.steps, la, centred=q0.centred, linearised=linearised)
     res["train_loss"] = res["train_loss"] * b["pad"].numpy()[:, None]
     return res
@@ -187,7 +192,7 @@ def _run_batch(runs: list[Quad], linearised: bool = False) -> dict:
 def quad_sweep(cfg: Sweep, device: str = "cpu") -> dict:
     """All runs of a sweep through the exact closure in one batch (Figs. 3, 7, 9, 10, 14)."""
     runs = [replace(cfg.base, **dict(zip(cfg.fields, v))) for v in cfg.values]
-    res = _run_batch(runs)
+    res = _run_batch(runs, device=device)
     # initial kernel–target alignment of each run on the same 1000 fresh test points (Fig. 3b)
     b = _stack_runs(runs)
     g = torch.Generator().manual_seed(12_345)
@@ -211,8 +216,9 @@ def fig1(cfg: Fig1, device: str = "cpu") -> dict:
     cX = torch.stack([torch.randn(cfg.n_cka, q.D, generator=torch.Generator().manual_seed(10_000 + s),
                                   dtype=DT) / math.sqrt(q.D) for s in cfg.seeds + (cfg.seeds[0],)])
     la = log_grid(q.steps, q.n_log)
-    net = th.run_closure(b["X"], b["y"], b["T"], b["w"], b["M"], b["alpha"], b["eps"], b["eta0"
-                         "_eff"], q.steps, la, centred=q.centred, cka_X=cX, cka_y=th.quad_form(cX, b["T"]),
+    d = _on(b, device)
+    net = th.run_closure(d["X"], d["y"], d["T"], d["w"], d["M"], d["alpha"], d["eps"], d["eta0_eff"], q.steps,
+                         la, centred=q.centred, cka_X=cX.to(device), cka_y=th.quad_form(cX, b["T"]).to(device),
                          cka_every=cfg.cka_every)
     lin = th.linearised_exact(b["X"][:S], b["y"][:S], b["T"][:S], b["w"][:S], b["M"][:S], b["alpha"][:S],
                               b["eps"][:S], b["eta0_eff"][:S], la, centred=q.centred)

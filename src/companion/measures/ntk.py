@@ -18,6 +18,8 @@ from typing import Callable
 import numpy as np
 import torch
 
+from companion import slices
+
 Tensor = torch.Tensor
 
 
@@ -65,7 +67,7 @@ def kernel_gd(K_train: Tensor, K_test_train: Tensor, y: Tensor, y_test: Tensor, 
     u, ut = torch.zeros_like(f), torch.zeros_like(ft)
     logs = set(int(s) for s in np.asarray(log_at))
     tr, te = [], []
-    for t in range(steps + 1):
+    for t in slices.steps(steps + 1, evals=logs):
         if t in logs:
             tr.append(((f - y) ** 2).mean(-1))
             te.append(((ft - y_test) ** 2).mean(-1))

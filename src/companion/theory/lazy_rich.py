@@ -27,6 +27,8 @@ import math
 import numpy as np
 import torch
 
+from companion import slices
+
 Tensor = torch.Tensor
 
 
@@ -96,7 +98,7 @@ def eq6_terms(wbar: Tensor, M: Tensor, beta: Tensor, alpha, eps) -> dict[str, Te
 
 
 def _col(v, ref: Tensor) -> Tensor:
-    return torch.as_tensor(v, dtype=ref.dtype).reshape(-1).expand(ref.shape[0])
+    return torch.as_tensor(v, dtype=ref.dtype).to(ref.device).reshape(-1).expand(ref.shape[0])
 
 
 # --------------------------------------------------------------------------- NTK from statistics
@@ -153,7 +155,7 @@ def run_closure(X: Tensor, y: Tensor, T: Tensor | None, wbar0: Tensor, M0: Tenso
     log_at = np.asarray(log_at)
     logs = set(int(s) for s in log_at)
     Xt = X.transpose(-1, -2)
-    eye = torch.eye(D, dtype=dt)
+    eye = torch.eye(D, dtype=dt, device=X.device)
     M = M0.clone()
     w = wbar0.clone()
     R = M0.clone()  # (1/N) Σ w_i w_i0ᵀ, for the relative change
@@ -196,8 +198,20 @@ def run_closure(X: Tensor, y: Tensor, T: Tensor | None, wbar0: Tensor, M0: Tenso
             out["cka"].append(kernel_alignment(K, cka_y))
             cka_steps.append(t)
 
-    for t in range(steps + 1):
-        if t in logs or (cka_X is not None and cka_every and t % cka_every == 0):
+    def save() -> dict:
+        return {"M": M, "w": w, "R": R, "C": C, "out": {k_: list(v) for k_, v in out.items()},
+                "cka_steps": list(cka_steps)}
+
+    def load(s: dict) -> None:
+        nonlocal M, w, R, C
+        M, w, R, C = (s[k_].to(X.device) for k_ in ("M", "w", "R", "C"))
+        for k_, v in s["out"].items():
+            out[k_][:] = [x.to(X.device) for x in v]
+        cka_steps[:] = s["cka_steps"]
+
+    evals = lambda t: t in logs or (cka_X is not None and cka_every and t % cka_every == 0)  # noqa: E731
+    for t in slices.steps(steps + 1, evals=evals, save=save, load=load):
+        if evals(t):
             record(t)
         if t == steps:
             break
@@ -218,10 +232,10 @@ def run_closure(X: Tensor, y: Tensor, T: Tensor | None, wbar0: Tensor, M0: Tenso
         R = B @ R - b[..., :, None] * wbar0[..., None, :]
         w = Bw - b
     # the record at a step both logged and a cka step is taken once; split the two streams
-    res = {"step": log_at.copy()}
     rec_steps = sorted(logs | (set(range(0, steps + 1, cka_every)) if cka_X is not None and cka_every else set()))
-    rec_steps = [s for s in rec_steps if s <= steps]
-    idx = [rec_steps.index(int(s)) for s in log_at]
+    rec_steps = [s for s in rec_steps if s <= steps][:len(out["train_loss"])]  # fewer in a probe
+    idx = [rec_steps.index(int(s)) for s in log_at if int(s) in rec_steps]
+    res = {"step": log_at[:len(idx)].copy()}
     for key, vals in out.items():
         if not vals or key == "cka":
             continue

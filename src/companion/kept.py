@@ -1,0 +1,226 @@
+"""Kept results: paper-scale results stored in the repository, with their provenance.
+
+A paper-profile run on a GPU (``companion run CHAPTER --profile paper --keep``) writes every
+experiment it finishes to ``results/<profile>/<chapter>/<experiment>-<key>.npz``. A book built
+on a laptop then shows those results beside its own (see :mod:`companion.build`).
+
+* **Keyed by configuration, not by library source.** The results cache (:mod:`companion.cache`)
+  is keyed by the library's source too, so any edit recomputes; a kept result took GPU time and
+  is kept across edits. Its metadata records the library hash, commit, device, torch version and
+  date it was computed with, and :func:`staleness` says whether the library has changed since.
+* **Compact and plain.** One compressed ``.npz`` per result: its arrays, a JSON tree that
+  rebuilds the nested dicts/lists/tuples around them, and the JSON metadata. No pickle: a kept
+  file is data, never code.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import io
+import json
+import os
+import platform
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: the chapter a ``--keep`` run is computing (set per task by ``companion run``); None: keep nothing
+KEEP_CHAPTER: str | None = None
+#: the profile a ``--keep`` run is computing
+KEEP_PROFILE: str = "paper"
+
+
+class NotKept(Exception):
+    """A page showing kept results asked for an experiment that has no kept result."""
+
+    def __init__(self, name: str, config: Any):
+        self.name, self.config = name, config
+        super().__init__(f"{name.rsplit('.', 1)[-1]} has no kept result for this configuration")
+
+    def _render_traceback_(self) -> list[str]:  # IPython shows this instead of a traceback
+        return [f"Not computed at this scale yet: {self}."]
+
+
+def results_root() -> Path:
+    """``COMPANION_RESULTS_DIR``, else ``<repo>/results``."""
+    if os.environ.get("COMPANION_RESULTS_DIR"):
+        return Path(os.environ["COMPANION_RESULTS_DIR"])
+    from companion.cache import repo_root
+
+    root = repo_root() or repo_root(Path(__file__).parent) or Path.cwd()
+    return root / "results"
+
+
+def kept_key(name: str, config: Any) -> str:
+    """SHA-256 of the experiment's name and full configuration (no device, no library hash)."""
+    from companion.cache import _canonical
+
+    blob = json.dumps({"name": name, "config": _canonical(config)}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def filename(name: str, config: Any) -> str:
+    return f"{name.rsplit('.', 1)[-1]}-{kept_key(name, config)[:16]}.npz"
+
+
+def find(name: str, config: Any) -> Path | None:
+    """The kept file of (name, config) under any profile and chapter, or None."""
+    root = results_root()
+    if not root.exists():
+        return None
+    hits = sorted(root.glob(f"*/*/{filename(name, config)}"))
+    return hits[0] if hits else None
+
+
+# --------------------------------------------------------------------------- encoding
+def _encode(obj: Any, arrays: dict) -> Any:
+    import torch
+
+    def arr(a: np.ndarray, kind: str) -> dict:
+        if a.dtype == object:
+            raise TypeError("object arrays cannot be kept")
+        name = f"a{len(arrays)}"
+        arrays[name] = a
+        return {kind: name}
+
+    if isinstance(obj, torch.Tensor):
+        return arr(obj.detach().cpu().numpy(), "tensor")
+    if isinstance(obj, np.ndarray):
+        return arr(obj, "array")
+    if isinstance(obj, np.generic):
+        return arr(np.asarray(obj), "scalar")
+    if isinstance(obj, dict):
+        return {"dict": [[_encode(k, arrays), _encode(v, arrays)] for k, v in obj.items()]}
+    if isinstance(obj, tuple):
+        return {"tuple": [_encode(v, arrays) for v in obj]}
+    if isinstance(obj, list):
+        return {"list": [_encode(v, arrays) for v in obj]}
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    raise TypeError(f"cannot keep a {type(obj).__name__}")
+
+
+def _decode(tree: Any, arrays) -> Any:
+    if not isinstance(tree, dict):
+        return tree
+    (kind, v), = tree.items()
+    if kind == "dict":
+        return {_decode(k, arrays): _decode(x, arrays) for k, x in v}
+    if kind == "tuple":
+        return tuple(_decode(x, arrays) for x in v)
+    if kind == "list":
+        return [_decode(x, arrays) for x in v]
+    a = arrays[v]
+    if kind == "tensor":
+        import torch
+
+        return torch.from_numpy(np.array(a))
+    if kind == "scalar":
+        return a[()]
+    return np.array(a)
+
+
+def _json_bytes(obj: Any) -> np.ndarray:
+    return np.frombuffer(json.dumps(obj, sort_keys=True).encode(), dtype=np.uint8)
+
+
+def dumps(value: Any, meta: dict) -> bytes:
+    arrays: dict[str, np.ndarray] = {}
+    tree = _encode(value, arrays)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, __tree__=_json_bytes(tree), __meta__=_json_bytes(meta), **arrays)
+    return buf.getvalue()
+
+
+def read(path: Path) -> tuple[Any, dict]:
+    """(value, metadata) of a kept file."""
+    with np.load(path, allow_pickle=False) as z:
+        tree = json.loads(z["__tree__"].tobytes())
+        meta = json.loads(z["__meta__"].tobytes())
+        return _decode(tree, z), meta
+
+
+def read_meta(path: Path) -> dict:
+    with np.load(path, allow_pickle=False) as z:
+        return json.loads(z["__meta__"].tobytes())
+
+
+def write(path: Path, value: Any, meta: dict) -> None:
+    """Atomically: a temporary file in the same folder, then rename."""
+    data = dumps(value, meta)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# --------------------------------------------------------------------------- provenance
+def device_name(device: str) -> str:
+    import torch
+
+    if device.startswith("cuda") and torch.cuda.is_available():
+        return torch.cuda.get_device_name()
+    return f"CPU ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)"
+
+
+def commit() -> str:
+    """``COMPANION_COMMIT`` (a GPU machine has no .git), else ``git rev-parse HEAD``, else unknown."""
+    if os.environ.get("COMPANION_COMMIT"):
+        return os.environ["COMPANION_COMMIT"]
+    try:
+        from companion.cache import repo_root
+
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10,
+                             cwd=repo_root() or Path(__file__).parent)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def keep(name: str, config: Any, device: str, value: Any, seconds: float | None) -> Path | None:
+    """Write ``value`` as a kept result of the running ``--keep`` chapter (if it is not already)."""
+    if KEEP_CHAPTER is None:
+        return None
+    path = results_root() / KEEP_PROFILE / KEEP_CHAPTER / filename(name, config)
+    if path.exists():
+        return path
+    import torch
+
+    from companion.cache import _canonical, library_hash
+
+    meta = {"experiment": name, "config": _canonical(config), "key": kept_key(name, config),
+            "device": device_name(device), "device_kind": device.split(":")[0],
+            "torch": torch.__version__, "commit": commit(), "library": library_hash(),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "seconds": seconds, "chapter": KEEP_CHAPTER, "profile": KEEP_PROFILE}
+    write(path, value, meta)
+    return path
+
+
+def staleness(meta: dict) -> str | None:
+    """None if the kept result was computed with today's library; else a sentence saying so."""
+    from companion.cache import library_hash
+
+    if meta.get("library") == library_hash():
+        return None
+    return (f"the library has changed since this result was computed (commit {meta.get('commit', '?')[:10]}, "
+            f"{meta.get('date', '?')[:10]})")
+
+
+def index(root: Path | None = None) -> list[dict]:
+    """The metadata of every kept result (with its ``path`` and ``bytes``)."""
+    root = root or results_root()
+    out = []
+    for f in sorted(root.glob("*/*/*.npz")) if root.exists() else []:
+        m = read_meta(f)
+        out.append({**m, "path": str(f), "bytes": f.stat().st_size})
+    return out

@@ -1,0 +1,251 @@
+"""``companion run``: a chapter's experiments without Jupyter, planned, probed and run in slices.
+
+* :func:`plan` lists a chapter's top-level experiments (what its ``run_all`` would compute) as
+  :class:`Task` objects, without running any of them.
+* :func:`dry_run` probes each task (:mod:`companion.slices`: every training loop is timed for a
+  few steps and extrapolated) and returns estimates on the chosen device; nothing is cached.
+* :func:`execute` runs the tasks, in this process or in ``jobs`` worker processes that share
+  the device (small models leave a GPU mostly idle, so several runs fit on it at once), up to a
+  deadline: a task still running at the deadline checkpoints and stops; the next call resumes it.
+  With ``keep`` every finished experiment is also written to the kept results
+  (:mod:`companion.kept`) and kept results count as done.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Task:
+    """One top-level experiment call of a chapter: ``experiment(config, device)``."""
+
+    chapter: str
+    experiment: str  # "module.qualname" of the cached experiment function
+    config: Any
+    device: str
+    key: str  # the results-cache key
+
+    @property
+    def name(self) -> str:
+        return self.experiment.rsplit(".", 1)[-1]
+
+    def function(self):
+        import importlib
+
+        module, qualname = self.experiment.rsplit(".", 1)
+        return getattr(importlib.import_module(module), qualname)
+
+
+def plan(chapter: str, profile: str, device: str, seed: int = 0) -> list[Task]:
+    """The top-level experiments of ``chapter`` at ``profile``, in ``run_all`` order, without duplicates."""
+    from companion import cache
+    from companion.experiments import chapter_module
+
+    module = chapter_module(chapter)
+    cache.PLANNING, cache.PLAN[:] = True, []
+    try:
+        module.run_all(profile, device, seed)
+    finally:
+        cache.PLANNING = False
+    tasks, seen = [], set()
+    for fn, config, dev in cache.PLAN:
+        k = cache.key(fn.experiment_name, config, dev)
+        if k not in seen:
+            seen.add(k)
+            tasks.append(Task(chapter, fn.experiment_name, config, dev, k))
+    cache.PLAN[:] = []
+    return tasks
+
+
+def select(tasks: list[Task], only=(), skip=()) -> list[Task]:
+    """Tasks whose ``"name config"`` matches any ``only`` regex (all if none) and no ``skip`` regex."""
+    import re
+
+    from companion.profiles import ParameterError
+
+    try:
+        only_re, skip_re = [re.compile(r) for r in only], [re.compile(r) for r in skip]
+    except re.error as exc:
+        raise ParameterError(f"bad --only/--skip pattern: {exc}") from None
+    text = lambda t: f"{t.name} {t.config!r}"  # noqa: E731
+    return [t for t in tasks if (not only_re or any(r.search(text(t)) for r in only_re))
+            and not any(r.search(text(t)) for r in skip_re)]
+
+
+def short_config(config: Any, width: int = 110) -> str:
+    text = repr(config)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# --------------------------------------------------------------------------- estimates
+def estimates_path() -> Path:
+    from companion.cache import cache_dir
+
+    return cache_dir() / "estimates.json"
+
+
+def load_estimates() -> dict:
+    try:
+        return json.loads(estimates_path().read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {}
+
+
+def save_estimates(new: dict) -> None:
+    est = load_estimates()
+    est.update(new)
+    path = estimates_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(est, indent=1))
+    os.replace(tmp, path)
+
+
+def dry_run(tasks: list[Task], verbose: bool = True) -> list[dict]:
+    """Probe every task in this process; one row per task with its estimate in seconds."""
+    from companion import cache, slices
+
+    slices.configure(probe=True)
+    rows = []
+    try:
+        for t in tasks:
+            cache.PROBES[:] = []
+            slices.SESSION.truncated = False
+            t0 = time.perf_counter()
+            error = None
+            try:
+                t.function()(t.config, t.device)
+            except Exception as exc:  # a probe that breaks still reports what it timed
+                error = f"{type(exc).__name__}: {exc}"
+            top = [p for p in cache.PROBES if p["key"] == t.key]
+            rec = top[-1] if top else {"status": "probe failed", "estimate": math.nan}
+            nested = [p for p in cache.PROBES if p["depth"] > 0]
+            row = {"chapter": t.chapter, "experiment": t.name, "key": t.key, "config": short_config(t.config),
+                   "status": rec["status"], "estimate_s": rec["estimate"], "probe_s": time.perf_counter() - t0,
+                   "loops": rec.get("loops", []), "nested": [(p["name"], p["status"], p["estimate"]) for p in nested],
+                   "error": error or rec.get("error")}
+            rows.append(row)
+            if verbose:
+                print(format_row(row), flush=True)
+    finally:
+        slices.configure()
+    save_estimates({r["key"]: r["estimate_s"] for r in rows if r["status"] in ("probed", "partial")})
+    return rows
+
+
+def format_seconds(s: float) -> str:
+    if not math.isfinite(s):
+        return "?"
+    if s < 90:
+        return f"{s:.1f} s"
+    if s < 5400:
+        return f"{s / 60:.1f} min"
+    return f"{s / 3600:.1f} h"
+
+
+def format_row(r: dict) -> str:
+    steps = sum(lp["n_steps"] for lp in r["loops"])
+    extra = f" — {r['error']}" if r.get("error") else ""
+    return (f"  {r['experiment']:<22} {r['status']:<13} {format_seconds(r['estimate_s']):>9}  "
+            f"{steps:>9,} steps  {r['config']}{extra}")
+
+
+def summary(rows: list[dict], jobs: int = 1) -> str:
+    total = sum(r["estimate_s"] for r in rows if math.isfinite(r["estimate_s"]))
+    longest = max([r["estimate_s"] for r in rows if math.isfinite(r["estimate_s"])] or [0.0])
+    failed = sum(r["status"] == "probe failed" for r in rows)
+    partial = sum(r["status"] == "partial" for r in rows)
+    lines = [f"total: {len(rows)} experiment(s), {format_seconds(total)} estimated one after another"]
+    if jobs > 1:
+        lines.append(f"with {jobs} workers at best {format_seconds(max(total / jobs, longest))} "
+                     f"(the longest alone is {format_seconds(longest)}; workers share the device)")
+    if partial:
+        lines.append(f"{partial} partial: code after a loop the probe cut short broke; its loops were timed")
+    if failed:
+        lines.append(f"{failed} probe(s) failed before any loop was cut short: a real error at these settings")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- execution
+def _init_worker(profile: str, device: str, seed: int) -> None:
+    from companion import profiles
+
+    profiles.setup(profile, device, seed)
+
+
+def run_task(task: Task, deadline: float | None, keep: str | None) -> dict:
+    """Compute one task (in this process); returns its status row."""
+    from companion import cache, kept, slices
+
+    slices.configure(deadline=deadline)
+    kept.KEEP_CHAPTER, kept.KEEP_PROFILE = (task.chapter, keep) if keep else (None, "paper")
+    cache.REUSE_KEPT = bool(keep)
+    row = {"chapter": task.chapter, "experiment": task.name, "key": task.key, "config": short_config(task.config)}
+    if deadline is not None and time.time() >= deadline:
+        return {**row, "status": "not started", "seconds": 0.0}
+    n0 = len(cache.computed)
+    t0 = time.perf_counter()
+    try:
+        task.function()(task.config, task.device)
+        status = "computed" if task.experiment in cache.computed[n0:] else "done before"
+        error = None
+    except slices.TimeUp as exc:
+        status, error = "stopped", str(exc)
+    except Exception as exc:
+        status, error = "failed", "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        traceback.print_exc()
+    return {**row, "status": status, "seconds": time.perf_counter() - t0, "error": error}
+
+
+def execute(tasks: list[Task], profile: str, device: str, seed: int, jobs: int = 1,
+            deadline: float | None = None, keep: str | None = None, verbose: bool = True) -> list[dict]:
+    """Run ``tasks`` (longest first where an estimate is known, else in order) with ``jobs``
+    worker processes, stopping at ``deadline``; returns one status row per task."""
+    est = load_estimates()
+    # the chapters in the order asked for, longest first within each
+    chapters = list(dict.fromkeys(t.chapter for t in tasks))
+    order = sorted(range(len(tasks)), key=lambda i: (chapters.index(tasks[i].chapter), -est.get(tasks[i].key, 0.0)))
+    rows: list[dict] = []
+
+    def report(row: dict) -> None:
+        rows.append(row)
+        if verbose:
+            err = f" — {row['error']}" if row.get("error") else ""
+            print(f"  [{len(rows)}/{len(tasks)}] {row['chapter']}/{row['experiment']:<20} {row['status']:<11} "
+                  f"{format_seconds(row['seconds']):>9}  {row['config'][:80]}{err}", flush=True)
+
+    if jobs <= 1:
+        for i in order:
+            report(run_task(tasks[i], deadline, keep))
+        return rows
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    os.environ["COMPANION_LOCKS"] = "1"  # workers share nested experiments through locks
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=_init_worker, initargs=(profile, device, seed)) as pool:
+            futures = [pool.submit(run_task, tasks[i], deadline, keep) for i in order]
+            for f in as_completed(futures):
+                report(f.result())
+    finally:
+        os.environ.pop("COMPANION_LOCKS", None)
+    return rows
+
+
+def log_run(record: dict) -> None:
+    """Append one line to ``results/runs.jsonl`` (what ran, where, how long)."""
+    from companion.kept import results_root
+
+    path = results_root() / "runs.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as fh:
+        fh.write(json.dumps(record, sort_keys=True) + "\n")

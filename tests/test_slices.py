@@ -1,0 +1,160 @@
+"""Runs in slices: probes, the time limit, checkpoints and resuming (companion.slices, companion.runs)."""
+
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pytest
+import torch
+
+from companion import cache, slices
+from companion.experiments import grokking
+
+from conftest import companion
+
+
+@pytest.fixture(autouse=True)
+def one_thread_and_no_session():
+    torch.set_num_threads(1)
+    slices.configure()
+    yield
+    slices.configure()
+
+
+def tiny_run(steps: int = 400):
+    cfg = grokking.config("smoke")
+    return replace(cfg, train=replace(cfg.train, steps=steps, n_evals=25))
+
+
+def same_history(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def run_in_slices(fn, cfg, seconds: float) -> tuple[dict, int]:
+    """Call ``fn(cfg)`` under a deadline ``seconds`` away until it finishes; (result, slices)."""
+    for n in range(1, 200):
+        slices.configure(deadline=time.time() + seconds)
+        try:
+            return fn(cfg, "cpu"), n
+        except slices.TimeUp:
+            continue
+        finally:
+            slices.configure()
+    raise AssertionError("never finished")
+
+
+def test_a_time_limited_run_resumes_bit_for_bit(isolated):
+    """The trainer checkpoints at the deadline (model, optimizer, scheduler, history, generator)
+    and the next call continues: the history equals an uninterrupted run's exactly."""
+    cfg = tiny_run()
+    reference = grokking.training_run.__wrapped__(cfg, "cpu")
+    out, n = run_in_slices(grokking.training_run, cfg, 0.3)
+    assert n >= 3, "the slices were too long to test resuming"
+    assert same_history(reference, out)
+    assert slices.pending_checkpoints(cache.key(grokking.training_run.experiment_name, cfg, "cpu")) == []
+
+
+@dataclass(frozen=True)
+class TwoPhase:
+    steps: int = 300
+    seed: int = 0
+
+
+@cache.experiment
+def two_phase(cfg: TwoPhase, device: str = "cpu") -> dict:
+    """Two training loops in one experiment (like a weak model, then a target on it)."""
+    from companion.tasks import modular_arithmetic
+    from companion.models import Transformer
+    from companion.train import train
+
+    g = grokking.config("smoke")
+    data = modular_arithmetic(g.p, "add", g.train_frac, cfg.seed)
+    out = {}
+    for phase in (0, 1):
+        model = Transformer(g.model, seed=cfg.seed + phase)
+        h = train(model, data, replace(g.train, steps=cfg.steps, n_evals=20))
+        out[f"test_acc{phase}"] = h["test_acc"]
+    return out
+
+
+def test_an_experiment_with_two_loops_skips_the_finished_one_when_resumed(isolated):
+    """When the deadline falls in the second loop, the first loop is checkpointed as done, so the
+    resumed experiment restores it instead of training it again; the result is unchanged."""
+    reference = two_phase.__wrapped__(TwoPhase(), "cpu")
+    k = cache.key(two_phase.experiment_name, TwoPhase(), "cpu")
+    states = []
+    for _ in range(200):
+        slices.configure(deadline=time.time() + 0.25)
+        try:
+            out = two_phase(TwoPhase(), "cpu")
+            break
+        except slices.TimeUp:
+            states.append({p.name.rsplit("-", 1)[-1]: torch.load(p, weights_only=False)["done"]
+                           for p in slices.pending_checkpoints(k)})
+        finally:
+            slices.configure()
+    assert same_history(reference, out)
+    in_second = [s for s in states if "loop1.ckpt" in s]
+    assert in_second and all(s == {"loop0.ckpt": True, "loop1.ckpt": False} for s in in_second)
+
+
+def test_a_loop_without_a_checkpoint_restarts_but_still_stops_at_the_deadline():
+    seen = []
+    slices.configure(deadline=time.time() - 1)
+    with pytest.raises(slices.TimeUp, match="keeps no checkpoint"):
+        for t in slices.steps(10):
+            seen.append(t)
+    assert seen == []
+
+
+def test_probe_times_plain_and_evaluation_steps_separately():
+    """A loop whose evaluation steps cost 20× a plain step: the estimate counts each kind."""
+    slices.configure(probe=True, probe_seconds=0.2)
+    frame = slices.Frame("f", "k" * 64)
+    slices.FRAMES.append(frame)
+    evals = set(range(0, 10_001, 100))
+    try:
+        for t in slices.steps(10_001, evals=evals):
+            time.sleep(0.02 if t in evals else 0.001)
+    finally:
+        slices.FRAMES.pop()
+    (rec,) = frame.loops
+    assert rec.n_steps == 10_001 and rec.n_evals == len(evals)
+    assert 0.0008 < rec.t_step < 0.004 and 0.015 < rec.t_eval < 0.05
+    expected = 9_900 * 0.001 + 101 * 0.02
+    assert 0.7 * expected < rec.estimate < 2.0 * expected
+
+
+def test_dry_run_lists_every_experiment_with_an_estimate_and_caches_nothing(tmp_path):
+    env = {"COMPANION_CACHE_DIR": str(tmp_path / "cache")}
+    proc = companion("run", "grokking", "progress_measures", "--profile", "smoke", "--dry-run", env=env)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if "probed" in line]
+    assert len(rows) > 10 and "total:" in proc.stdout
+    assert not list((tmp_path / "cache").glob("*.pkl"))
+
+
+def test_time_limit_stops_cleanly_and_a_second_call_continues(tmp_path):
+    """A run stopped by --time-limit exits 3 with its finished experiments cached and the running
+    one checkpointed; the next call finishes the rest (exit 0) without recomputing."""
+    env = {"COMPANION_CACHE_DIR": str(tmp_path / "cache")}
+    first = companion("run", "progress_measures", "--profile", "smoke", "--time-limit", "2", env=env)
+    assert first.returncode == 3, first.stdout + first.stderr
+    assert "left for the next run" in first.stdout
+    done = len(list((tmp_path / "cache").glob("*.pkl")))
+    rest = None
+    for _ in range(20):
+        rest = companion("run", "progress_measures", "--profile", "smoke", "--time-limit", "30", env=env)
+        if rest.returncode != 3:
+            break
+    assert rest.returncode == 0, rest.stdout + rest.stderr
+    assert f"{done} done before" in rest.stdout
+    assert not list((tmp_path / "cache" / "checkpoints").glob("*.ckpt"))
+
+
+def test_parallel_workers_compute_each_experiment_once(tmp_path):
+    env = {"COMPANION_CACHE_DIR": str(tmp_path / "cache")}
+    proc = companion("run", "grokking", "progress_measures", "--profile", "smoke", "--jobs", "2", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    again = companion("run", "grokking", "progress_measures", "--profile", "smoke", env=env)
+    assert " 0 experiment(s) computed" in again.stdout.replace("[run]", "")
