@@ -50,7 +50,7 @@ class Session:
     probe_min_steps: int = 3  # ...and over at least this many plain steps...
     probe_max_seconds: float = 20.0  # ...but never longer than this (a huge step ends it sooner)
     probe_max_steps: int = 400
-    probe_ff_seconds: float = 3.0  # after timing, run the remaining evaluation steps if this cheap
+    probe_ff_seconds: float = 1.0  # after timing, run the remaining evaluation steps if this cheap
     truncated: bool = False  # a probed loop ended without its evaluation steps (histories are short)
     checkpoints: bool = False  # save ended loops too (set when a deadline is set)
 

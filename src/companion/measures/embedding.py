@@ -58,9 +58,9 @@ def fourier_basis(p: int) -> tuple[torch.Tensor, list[str]]:
 def fourier_energy(W_E: torch.Tensor, p: int) -> np.ndarray:
     """Energy e_k = ‖Ŵ_cos_k‖² + ‖Ŵ_sin_k‖² of the token table W_E[:p] per frequency k = 1…(p−1)/2."""
     B, _ = fourier_basis(p)
-    What = B @ W_E.detach().double()[:p]  # (p, d_model): one row per basis function
+    What = B.to(W_E.device) @ W_E.detach().double()[:p]  # (p, d_model): one row per basis function
     e = (What[1:] ** 2).sum(1).reshape(-1, 2).sum(1)
-    return e.numpy()
+    return e.cpu().numpy()
 
 
 def gini(x: np.ndarray) -> float:
