@@ -281,3 +281,52 @@ def _probe_record(frame, config: Any, seconds: float, error: BaseException | Non
     if slices.FRAMES:  # account for it in the parent experiment
         slices.FRAMES[-1].child_seconds += seconds
         slices.FRAMES[-1].child_estimate += estimate
+
+
+# --------------------------------------------------------------------------- batches
+def done(fn: Callable[..., Any], config: Any, device: str) -> bool:
+    """Whether ``fn(config, device)`` would be served without computing (cache or kept result)."""
+    from companion import kept
+
+    path = cache_dir() / f"{fn.experiment_name.rsplit('.', 1)[-1]}-{key(fn.experiment_name, config, device)[:24]}.pkl"
+    if path.exists() and not _stale(path) and load(path)[0]:
+        return True
+    return REUSE_KEPT and kept.find(fn.experiment_name, config) is not None
+
+
+def put(fn: Callable[..., Any], config: Any, device: str, value: Any, seconds: float | None,
+        note: str | None = None) -> None:
+    """Store ``value`` as the result of ``fn(config, device)``, as if ``fn`` had computed it
+    (a batch of runs computes several experiments' results at once)."""
+    from companion import kept
+
+    name = fn.experiment_name
+    store(cache_dir() / f"{name.rsplit('.', 1)[-1]}-{key(name, config, device)[:24]}.pkl", value)
+    computed.append(name)
+    kept.keep(name, config, device, value, seconds, note)
+
+
+class batch_frame:
+    """The :mod:`companion.slices` frame of a batch of runs of ``fn``: its loops checkpoint
+    under a key made of the members' keys, and the checkpoints go when the batch finishes."""
+
+    def __init__(self, fn: Callable[..., Any], configs: list, device: str):
+        import hashlib as _h
+
+        keys = sorted(key(fn.experiment_name, c, device) for c in configs)
+        self.key = _h.sha256("".join(keys).encode()).hexdigest()
+        self.name = fn.experiment_name.rsplit(".", 1)[-1] + "-batch"
+
+    def __enter__(self):
+        from companion import slices
+
+        slices.FRAMES.append(slices.Frame(self.name, self.key))
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        from companion import slices
+
+        slices.FRAMES.pop()
+        if exc_type is None:
+            slices.clear_checkpoints(self.key)
+        return False

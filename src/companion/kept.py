@@ -186,7 +186,8 @@ def commit() -> str:
         return "unknown"
 
 
-def keep(name: str, config: Any, device: str, value: Any, seconds: float | None) -> Path | None:
+def keep(name: str, config: Any, device: str, value: Any, seconds: float | None,
+         note: str | None = None) -> Path | None:
     """Write ``value`` as a kept result of the running ``--keep`` chapter (if it is not already)."""
     if KEEP_CHAPTER is None:
         return None
@@ -201,7 +202,7 @@ def keep(name: str, config: Any, device: str, value: Any, seconds: float | None)
             "device": device_name(device), "device_kind": device.split(":")[0],
             "torch": torch.__version__, "commit": commit(), "library": library_hash(),
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "seconds": seconds, "chapter": KEEP_CHAPTER, "profile": KEEP_PROFILE}
+            "seconds": seconds, "chapter": KEEP_CHAPTER, "profile": KEEP_PROFILE, "note": note}
     write(path, value, meta)
     return path
 

@@ -195,7 +195,10 @@ def run_task(task: Task, deadline: float | None, keep: str | None) -> dict:
     t0 = time.perf_counter()
     try:
         task.function()(task.config, task.device)
-        status = "computed" if task.experiment in cache.computed[n0:] else "done before"
+        new = cache.computed[n0:]
+        status = "computed" if (task.experiment in new or (isinstance(task.config, tuple) and new)) else "done before"
+        if isinstance(task.config, tuple):
+            row["experiment"] = f"{task.name}×{len(task.config)}"
         error = None
     except slices.TimeUp as exc:
         status, error = "stopped", str(exc)
@@ -205,11 +208,33 @@ def run_task(task: Task, deadline: float | None, keep: str | None) -> dict:
     return {**row, "status": status, "seconds": time.perf_counter() - t0, "error": error}
 
 
+def _member_keys(task: Task) -> list[str]:
+    from companion import cache
+    from companion.experiments import chapter_module
+
+    fn = chapter_module(task.chapter).modular_run if hasattr(chapter_module(task.chapter), "modular_run") else None
+    return [cache.key(fn.experiment_name, c, task.device) for c in task.config] if fn else []
+
+
 def execute(tasks: list[Task], profile: str, device: str, seed: int, jobs: int = 1,
-            deadline: float | None = None, keep: str | None = None, verbose: bool = True) -> list[dict]:
+            deadline: float | None = None, keep: str | None = None, verbose: bool = True,
+            batch: bool = True) -> list[dict]:
     """Run ``tasks`` (longest first where an estimate is known, else in order) with ``jobs``
     worker processes, stopping at ``deadline``; returns one status row per task."""
+    from companion.experiments import chapter_module
+
     est = load_estimates()
+    if batch:  # chapters that can train several experiments as one program group them
+        grouped = []
+        for ch in dict.fromkeys(t.chapter for t in tasks):
+            mine = [t for t in tasks if t.chapter == ch]
+            module = chapter_module(ch)
+            grouped += module.batch_tasks(mine) if hasattr(module, "batch_tasks") else mine
+        for t in grouped:
+            if isinstance(t.config, tuple) and t.key not in est:
+                member = [est.get(k, 0.0) for k in _member_keys(t)]
+                est[t.key] = max(member, default=0.0) + 0.1 * sum(member)
+        tasks = grouped
     # the chapters in the order asked for, longest first within each
     chapters = list(dict.fromkeys(t.chapter for t in tasks))
     order = sorted(range(len(tasks)), key=lambda i: (chapters.index(tasks[i].chapter), -est.get(tasks[i].key, 0.0)))

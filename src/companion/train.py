@@ -173,3 +173,99 @@ def first_step(steps: np.ndarray, values: np.ndarray, threshold: float) -> float
     """The first logged step at which ``values >= threshold``; ``inf`` if never."""
     hit = np.nonzero(np.asarray(values) >= threshold)[0]
     return float(steps[hit[0]]) if len(hit) else math.inf
+
+
+def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
+                  measures: list[Mapping[str, Callable[[nn.Module], float]]] | None = None,
+                  eval_at: np.ndarray | None = None) -> list[dict]:
+    """:func:`train` for K models of one architecture at once, as one tensor program.
+
+    Member k trains ``models[k]`` on ``datas[k]`` (the training sets must have equal sizes; test
+    sets may differ) with its own ``measures[k]``; the result is K histories, each what
+    :func:`train` returns for that member alone (up to floating-point summation order). The
+    parameters are stacked and the forward ``vmap``-ed (:mod:`companion.ensemble`); AdamW, Adam
+    and SGD are elementwise, so one optimizer over the stacks is K independent ones. Evaluation
+    runs per member on a module holding its parameters. ``stop_after_test_acc`` stops each
+    member's history where :func:`train` would stop it (the batch trains until every member has
+    stopped). Full batch only, no gradient filter.
+    """
+    from companion.ensemble import Ensemble, ensemble_loss
+
+    K = len(models)
+    if cfg.batch_size is not None and any(cfg.batch_size < len(d.train_y) for d in datas):
+        raise ValueError("train_batched is full batch only")
+    if len({len(d.train_y) for d in datas}) != 1:
+        raise ValueError("train_batched needs training sets of one size")
+    measures = [dict(m) for m in measures] if measures is not None else [{} for _ in range(K)]
+    views = models  # member k is evaluated on models[k], refreshed from the stacks
+    ens = Ensemble(models)
+    params = ens.parameters()
+    opt = make_optimizer(params, cfg)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / cfg.warmup, 1.0) if cfg.warmup else 1.0)
+    eval_at = log_steps(cfg.steps, cfg.n_evals) if eval_at is None else np.asarray(eval_at)
+    evals = set(int(s) for s in eval_at)
+    X = torch.stack([d.train_x for d in datas])
+    Y = torch.stack([d.train_y for d in datas])
+    hists = [{k: [] for k in ("step", "train_loss", "train_acc", "test_loss", "test_acc", *measures[i])}
+             for i in range(K)]
+    reached: list[int | None] = [None] * K
+    done = [False] * K
+
+    @torch.no_grad()
+    def refresh(k: int) -> None:
+        for (name, p) in views[k].named_parameters():
+            p.copy_(ens.params[name][k])
+
+    def record(step: int) -> None:
+        for k in range(K):
+            if done[k]:
+                continue
+            refresh(k)
+            m, d, h = views[k], datas[k], hists[k]
+            m.eval()
+            trl, tra = evaluate(m, d.train_x, d.train_y, cfg.loss_dtype)
+            tel, tea = evaluate(m, d.test_x, d.test_y, cfg.loss_dtype)
+            m.train()
+            for key, v in zip(("step", "train_loss", "train_acc", "test_loss", "test_acc"),
+                              (step, trl, tra, tel, tea)):
+                h[key].append(v)
+            with torch.no_grad():
+                for key, f in measures[k].items():
+                    h[key].append(float(f(m)))
+            if cfg.stop_after_test_acc is not None and step > 0:
+                if reached[k] is None and tea >= cfg.stop_after_test_acc:
+                    reached[k] = step
+                if reached[k] is not None and step >= reached[k] * (1 + cfg.stop_patience):
+                    done[k] = True
+
+    if 0 in evals:
+        record(0)
+
+    def save() -> dict:
+        return {"params": dict(ens.params), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                "hists": [{k: list(v) for k, v in h.items()} for h in hists], "reached": list(reached),
+                "done": list(done)}
+
+    def load(s: dict) -> None:
+        with torch.no_grad():
+            for name, v in s["params"].items():
+                ens.params[name].copy_(v)
+        opt.load_state_dict(s["opt"])
+        sched.load_state_dict(s["sched"])
+        for h, saved in zip(hists, s["hists"]):
+            for k, v in saved.items():
+                h[k][:] = v
+        reached[:], done[:] = s["reached"], s["done"]
+
+    for step in slices.steps(cfg.steps + 1, 1, evals=evals, save=save, load=load):
+        loss = ensemble_loss(ens.forward(X), Y, getattr(torch, cfg.loss_dtype))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        sched.step()
+        if step in evals:
+            record(step)
+            if all(done):
+                break
+    return [{k: np.asarray(v) for k, v in h.items()} for h in hists]

@@ -65,10 +65,8 @@ def _subset_acc(x: torch.Tensor, y: torch.Tensor):
     return acc
 
 
-@experiment
-def modular_run(run: Run, device: str = "cpu") -> dict:
-    """Train one model; history of losses, accuracies, MED (mean and sum), W(θ) = Σ‖θ‖² and the
-    Fourier Gini of W_E at the evaluation steps, plus the optional breakdowns."""
+def _setup(run: Run, device: str):
+    """The data, model and measures of one run (shared by :func:`modular_run` and the batches)."""
     data = modular_split(run.p, run.op, run.offset, run.shape, run.hole, run.train_frac, run.seed).to(device)
     if run.model == "mlp":
         model = EmbedMLP(run.p, run.d_model, run.p + run.offset + 1, run.seed).to(device)
@@ -78,6 +76,7 @@ def modular_run(run: Run, device: str = "cpu") -> dict:
     measures = {"med": lambda m: med(m.W_E, p, k), "med_sum": lambda m: med(m.W_E, p, k, "sum"),
                 "wnorm2": weight_norm_sq, "gini": lambda m: fourier_gini(m.W_E, p)}
     a, b = data.test_x[:, 0], data.test_x[:, 1] - k
+    extra = {}
     if run.breakdown:
         train_pairs = set(map(tuple, torch.stack([data.train_x[:, 0], data.train_x[:, 1] - k], 1).tolist()))
         mirror = torch.tensor([(bb, aa) in train_pairs for aa, bb in zip(a.tolist(), b.tolist())],
@@ -86,6 +85,7 @@ def modular_run(run: Run, device: str = "cpu") -> dict:
         for name, mask in (("acc_mirror_in", mirror), ("acc_mirror_out", ~mirror), ("acc_hole", held),
                            ("acc_rest", ~held)):
             measures[name] = _subset_acc(data.test_x[mask], data.test_y[mask])
+        extra = {"mirror_in_share": float(mirror.float().mean()), "hole_share": float(held.float().mean())}
     if run.nanda and run.op == "add" and run.offset == 0 and run.n_layers == 1 and run.model == "transformer":
         m_train = torch.zeros(p * p, dtype=torch.bool)
         m_train[(data.train_x[:, 0] * p + data.train_x[:, 1]).cpu()] = True
@@ -98,12 +98,88 @@ def modular_run(run: Run, device: str = "cpu") -> dict:
             return cache["val"][which]
         measures["restricted"] = lambda m: rl(m, 0)
         measures["excluded"] = lambda m: rl(m, 1)
-    hist = train(model, data, run.train, measures=measures, eval_at=eval_grid(run))
+    return data, model, measures, extra
+
+
+def _finish(hist: dict, data, extra: dict) -> dict:
     hist["n_train"], hist["n_test"] = data.n_train, len(data.test_y)
-    if run.breakdown:
-        hist["mirror_in_share"] = float(mirror.float().mean())
-        hist["hole_share"] = float(held.float().mean())
+    hist.update(extra)
     return hist
+
+
+@experiment
+def modular_run(run: Run, device: str = "cpu") -> dict:
+    """Train one model; history of losses, accuracies, MED (mean and sum), W(θ) = Σ‖θ‖² and the
+    Fourier Gini of W_E at the evaluation steps, plus the optional breakdowns."""
+    data, model, measures, extra = _setup(run, device)
+    return _finish(train(model, data, run.train, measures=measures, eval_at=eval_grid(run)), data, extra)
+
+
+def batch_signature(run: Run) -> tuple:
+    """Runs with one signature have tensors of one shape and one schedule: they can train as
+    one batch (:func:`modular_runs`). Operation, split shape, hole, init and seed may differ."""
+    n_train = modular_split(run.p, "add", run.offset, run.shape, run.hole, run.train_frac, run.seed).n_train
+    return (run.p, run.offset, run.d_model, run.n_layers, run.model, run.train, run.eval_every, n_train)
+
+
+def modular_runs(runs: list[Run], device: str = "cpu") -> list[dict]:
+    """:func:`modular_run` for runs of one :func:`batch_signature`, trained as one batch
+    (:func:`companion.train.train_batched`); each result is cached (and kept) under
+    :func:`modular_run`'s own key, so figures read it exactly as a single run's."""
+    import time
+
+    from companion import cache
+    from companion.train import train_batched
+
+    todo = [r for r in runs if not cache.done(modular_run, r, device)]
+    if len({batch_signature(r) for r in todo}) > 1:
+        raise ValueError("modular_runs needs runs of one batch signature")
+    if not todo:
+        return [modular_run(r, device) for r in runs]
+    setups = [_setup(r, device) for r in todo]
+    t0 = time.perf_counter()
+    with cache.batch_frame(modular_run, todo, device):
+        hists = train_batched([s[1] for s in setups], [s[0] for s in setups], todo[0].train,
+                              measures=[s[2] for s in setups], eval_at=eval_grid(todo[0]))
+    seconds = time.perf_counter() - t0
+    for r, (data, _, _, extra), h in zip(todo, setups, hists):
+        cache.put(modular_run, r, device, _finish(h, data, extra), seconds / len(todo),
+                  note=f"trained in a batch of {len(todo)} runs")
+    return [modular_run(r, device) for r in runs]
+
+
+def _runs_batch(runs: tuple, device: str = "cpu") -> list[dict]:
+    return modular_runs(list(runs), device)
+
+
+_runs_batch.experiment_name = f"{__name__}._runs_batch"  # a runner task, not a cached experiment
+
+
+def batch_tasks(tasks: list, max_size: int = 24) -> list:
+    """For ``companion run``: the ``modular_run`` tasks grouped by :func:`batch_signature` into
+    batch tasks of at most ``max_size`` runs (each one tensor program); other tasks unchanged."""
+    import hashlib
+
+    from companion.runs import Task
+
+    groups: dict = {}
+    out = []
+    for t in tasks:
+        if t.experiment == modular_run.experiment_name:
+            groups.setdefault(batch_signature(t.config), []).append(t)
+        else:
+            out.append(t)
+    batched = []
+    for members in groups.values():
+        for i in range(0, len(members), max_size):
+            chunk = members[i:i + max_size]
+            if len(chunk) == 1:
+                batched.append(chunk[0])
+                continue
+            key = hashlib.sha256("".join(sorted(m.key for m in chunk)).encode()).hexdigest()
+            batched.append(Task(chunk[0].chapter, _runs_batch.experiment_name, tuple(m.config for m in chunk),
+                                chunk[0].device, key))
+    return batched + out
 
 
 # ------------------------------------------------------------------------------- summaries

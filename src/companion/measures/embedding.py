@@ -15,6 +15,7 @@ cancels in differences).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -43,6 +44,11 @@ def weight_norm_sq(model: torch.nn.Module) -> float:
     return float(sum((q.detach().double() ** 2).sum() for q in model.parameters()))
 
 
+@functools.lru_cache(maxsize=32)
+def _basis_on(p: int, device: str) -> torch.Tensor:
+    return fourier_basis(p)[0].to(device)
+
+
 def fourier_basis(p: int) -> tuple[torch.Tensor, list[str]]:
     """Orthonormal real Fourier basis of functions on Z_p, rows: 1/√p, then cos_k, sin_k for
     k = 1…(p−1)/2 (p odd), each of unit norm. Returns (p × p matrix, row names)."""
@@ -57,8 +63,8 @@ def fourier_basis(p: int) -> tuple[torch.Tensor, list[str]]:
 
 def fourier_energy(W_E: torch.Tensor, p: int) -> np.ndarray:
     """Energy e_k = ‖Ŵ_cos_k‖² + ‖Ŵ_sin_k‖² of the token table W_E[:p] per frequency k = 1…(p−1)/2."""
-    B, _ = fourier_basis(p)
-    What = B.to(W_E.device) @ W_E.detach().double()[:p]  # (p, d_model): one row per basis function
+    B = _basis_on(p, str(W_E.device))  # built once per (p, device): evaluations call this often
+    What = B @ W_E.detach().double()[:p]  # (p, d_model): one row per basis function
     e = (What[1:] ** 2).sum(1).reshape(-1, 2).sum(1)
     return e.cpu().numpy()
 
