@@ -119,8 +119,9 @@ fl = {L: ex.fluctuation(h, every) for L, h in depth.items()}
 display(Markdown(figs.md_table(["layers", "first test acc ≥ 0.95", "post-grokking mean |Δ test acc|", "MED peak", "MED end"],
                                [[L, ex.grok_step(h), fl[L], float(h["med"].max()), float(h["med"][-1])] for L, h in depth.items()])))
 L_lo, L_hi = min(depth), max(depth)
-claims.check("fig2_fluctuation", "Fig. 2", f"{L_hi} layers fluctuate more after grokking than {L_lo}",
-             measured=fl[L_hi] / fl[L_lo] if fl[L_lo] > 0 else float("nan"), expected=greater_than(1.0))
+if L_hi > L_lo:  # (a page of paper-scale results may hold one depth only)
+    claims.check("fig2_fluctuation", "Fig. 2", f"{L_hi} layers fluctuate more after grokking than {L_lo}",
+                 measured=fl[L_hi] / fl[L_lo] if fl[L_lo] > 0 else float("nan"), expected=greater_than(1.0))
 claims.check("fig2_med_falls", "Fig. 2", "MED keeps decreasing: MED at the end is below its peak, every depth",
              measured=bool(all(h["med"][-1] < h["med"].max() for h in depth.values())),
              expected=is_true("true for every depth"))
@@ -205,11 +206,13 @@ for f in fr:
                  float(h["acc_mirror_out"][i]), share_in, explained])
 display(Markdown(figs.md_table(["α", "max test acc", "(1−α)·max acc", "acc, mirror in train", "acc, mirror not in train",
                                 "share of test pairs with mirror in train", "share of correct answers explained by mirror"], rows)))
-claims.check("fig4_ceiling_rises", "Fig. 4", f"the ceiling rises with α (max test acc at α = {fr[-1]} over α = {fr[0]})",
-             measured=float(comm[fr[-1]]["test_acc"].max() - comm[fr[0]]["test_acc"].max()), expected=greater_than(0.0))
-prod = [r[2] for r in rows if r[0] >= 0.6] or [r[2] for r in rows]
-claims.check("fig4_constant_count", "Fig. 4", "(1−α)·Acc is about constant (α ≥ 0.6: spread relative to the mean)",
-             measured=float((max(prod) - min(prod)) / np.mean(prod)), expected=at_most(0.25))
+if len(fr) > 1:  # (a page of paper-scale results may hold one α only)
+    claims.check("fig4_ceiling_rises", "Fig. 4", f"the ceiling rises with α (max test acc at α = {fr[-1]} over α = {fr[0]})",
+                 measured=float(comm[fr[-1]]["test_acc"].max() - comm[fr[0]]["test_acc"].max()),
+                 expected=greater_than(0.0))
+    prod = [r[2] for r in rows if r[0] >= 0.6] or [r[2] for r in rows]
+    claims.check("fig4_constant_count", "Fig. 4", "(1−α)·Acc is about constant (α ≥ 0.6: spread relative to the mean)",
+                 measured=float((max(prod) - min(prod)) / np.mean(prod)), expected=at_most(0.25))
 claims.check("fig4_commutativity", "Fig. 4 (not in paper)",
              "memorised commutativity explains the test accuracy: share of correct test answers whose mirror (j, i) was trained (smallest over α)",
              measured=float(min(r[6] for r in rows)), expected=at_least(0.8))
@@ -406,6 +409,8 @@ figs.fig20_structured(struct)
 rows, ratios = [], []
 for a in cfg["fig20"].fracs:
     for s in cfg["fig20"].seeds:
+        if ("random", a, s) not in struct or ("toeplitz", a, s) not in struct:
+            continue  # (not computed at this scale)
         tr, tt = ex.grok_step(struct[("random", a, s)], 0.5), ex.grok_step(struct[("toeplitz", a, s)], 0.5)
         rows.append([a, s, tr, tt, tt / tr])
         ratios.append(tt / tr)

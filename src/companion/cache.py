@@ -210,7 +210,9 @@ def experiment(fn: Callable[..., Any]) -> Callable[..., Any]:
         path = cache_dir() / f"{short}-{k[:24]}.pkl"
         probing = slices.SESSION.probe
         if probing and k in _PROBED:
-            return _PROBED[k]
+            value, truncated = _PROBED[k]
+            slices.SESSION.truncated |= truncated  # a cut-short result makes later errors partial
+            return value
         if not fresh and not _stale(path):
             ok, value = load(path)
             if ok:
@@ -244,9 +246,9 @@ def experiment(fn: Callable[..., Any]) -> Callable[..., Any]:
             slices.FRAMES.pop()
             if locked:
                 lock.unlink(missing_ok=True)
-        seconds = time.perf_counter() - t0
+        seconds = time.perf_counter() - t0 + frame.prior_seconds  # earlier slices included
         if probing:
-            _PROBED[k] = value
+            _PROBED[k] = (value, slices.SESSION.truncated)
             _probe_record(frame, config, seconds)
             return value
         store(path, value)
@@ -320,8 +322,16 @@ class batch_frame:
     def __enter__(self):
         from companion import slices
 
-        slices.FRAMES.append(slices.Frame(self.name, self.key))
+        self.frame = slices.Frame(self.name, self.key)
+        slices.FRAMES.append(self.frame)
         return self
+
+    @property
+    def seconds(self) -> float:
+        """Wall seconds of the batch so far, earlier slices included."""
+        from companion import slices
+
+        return slices.elapsed(self.frame)
 
     def __exit__(self, exc_type, exc, tb):
         from companion import slices

@@ -64,6 +64,9 @@ def parser() -> OneLineParser:
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--dry-run", action="store_true",
                    help="list every experiment with its config and an estimated time from a short timed probe")
+    r.add_argument("--check", action="store_true",
+                   help="build every experiment's data and model and run two steps of each of its loops "
+                        "(a dry run that only checks the configs construct and step; exit 1 if one fails)")
     r.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                    help="stop cleanly before this many seconds, finished experiments cached, the running ones "
                         "checkpointed; run again to continue")
@@ -97,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
                                args.out, args.fresh, args.jobs)
         if args.command == "run":
             return run(args.chapter, args.profile, args.device, args.seed, args.dry_run, args.time_limit,
-                       args.jobs, args.keep, args.only, args.skip)
+                       args.jobs, args.keep, args.only, args.skip, args.check)
         if args.command == "claims":
             from companion.claims import load_claims, text_table
 
@@ -124,7 +127,7 @@ def time_margin(limit: float) -> float:
 
 def run(chapters: list[str], profile: str, device: str, seed: int, dry_run: bool = False,
         time_limit: float | None = None, jobs: int = 1, keep: bool = False, only: list[str] = (),
-        skip: list[str] = ()) -> int:
+        skip: list[str] = (), check: bool = False) -> int:
     """Compute chapters' experiments (no Jupyter needed), filling the results cache.
 
     Exit status: 0 when every experiment is done, 3 when the time limit stopped the run (run the
@@ -147,11 +150,13 @@ def run(chapters: list[str], profile: str, device: str, seed: int, dry_run: bool
     ctx = profiles.setup(profile, device, seed)
     tasks = runs.select([t for ch in chapters for t in runs.plan(ch, profile, ctx.device, seed)], only, skip)
     where = f"{ctx.device}" + (f" ({runs_device_name(ctx.device)})" if ctx.device != "cpu" else "")
-    if dry_run:
-        print(f"[dry run] {len(tasks)} experiment(s) of {', '.join(chapters)} at profile {profile} on {where}:")
-        rows = runs.dry_run(tasks)
+    if dry_run or check:
+        what = "check (two steps of every loop)" if check else "dry run"
+        print(f"[{what}] {len(tasks)} experiment(s) of {', '.join(chapters)} at profile {profile} on {where}:")
+        rows = runs.dry_run(tasks, check=check)
         print(runs.summary(rows, jobs))
-        return 0
+        failed = [r for r in rows if r["status"] == "probe failed"]
+        return 1 if (check and failed) else 0
     print(f"[run] {len(tasks)} experiment(s) of {', '.join(chapters)} at profile {profile} on {where}, "
           f"{jobs} worker(s)" + (f", stopping after {time_limit:.0f} s" if time_limit else ""), flush=True)
     rows = runs.execute(tasks, profile, ctx.device, seed, jobs, deadline, profile if keep else None)

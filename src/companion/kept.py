@@ -45,6 +45,28 @@ class NotKept(Exception):
         return [f"Not computed at this scale yet: {self}."]
 
 
+def viewing() -> bool:
+    """Whether this process shows kept results only (a page of kept results: it never computes)."""
+    return bool(os.environ.get("COMPANION_KEPT_ONLY"))
+
+
+def partial(thunks: dict) -> dict:
+    """``{key: thunk()}`` for the runs of one figure. On a page of kept results the runs without a
+    kept result are left out, so the figure shows what was computed at that scale; :class:`NotKept`
+    only if none was."""
+    if not viewing():
+        return {k: f() for k, f in thunks.items()}
+    out, missing = {}, None
+    for k, f in thunks.items():
+        try:
+            out[k] = f()
+        except NotKept as exc:
+            missing = exc
+    if not out and missing is not None:
+        raise missing
+    return out
+
+
 def results_root() -> Path:
     """``COMPANION_RESULTS_DIR``, else ``<repo>/results``."""
     if os.environ.get("COMPANION_RESULTS_DIR"):

@@ -97,6 +97,9 @@ class RunContext:
     torch_version: str
 
     def describe(self) -> str:
+        if os.environ.get("COMPANION_KEPT_ONLY"):
+            return (f"profile **{self.profile}** from **kept results** only (computed earlier; where and when "
+                    "is given below); nothing was trained for this page")
         return (f"profile **{self.profile}**, device **{self.device}**, seed **{self.seed}**, "
                 f"{self.threads} torch thread(s), torch {self.torch_version}")
 

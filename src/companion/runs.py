@@ -109,11 +109,18 @@ def save_estimates(new: dict) -> None:
     os.replace(tmp, path)
 
 
-def dry_run(tasks: list[Task], verbose: bool = True) -> list[dict]:
-    """Probe every task in this process; one row per task with its estimate in seconds."""
+def dry_run(tasks: list[Task], verbose: bool = True, check: bool = False) -> list[dict]:
+    """Probe every task in this process; one row per task with its estimate in seconds.
+
+    With ``check`` each loop runs two steps only and never fast-forwards: the point is that every
+    config builds its data and model and steps at its shapes, not the estimate.
+    """
     from companion import cache, slices
 
-    slices.configure(probe=True)
+    if check:
+        slices.configure(probe=True, probe_max_steps=2, probe_seconds=0.0, probe_min_steps=0, probe_ff_seconds=0.0)
+    else:
+        slices.configure(probe=True)
     rows = []
     try:
         for t in tasks:
@@ -137,7 +144,8 @@ def dry_run(tasks: list[Task], verbose: bool = True) -> list[dict]:
                 print(format_row(row), flush=True)
     finally:
         slices.configure()
-    save_estimates({r["key"]: r["estimate_s"] for r in rows if r["status"] in ("probed", "partial")})
+    if not check:
+        save_estimates({r["key"]: r["estimate_s"] for r in rows if r["status"] in ("probed", "partial")})
     return rows
 
 
@@ -155,7 +163,7 @@ def format_row(r: dict) -> str:
     steps = sum(lp["n_steps"] for lp in r["loops"])
     extra = f" — {r['error']}" if r.get("error") else ""
     return (f"  {r['experiment']:<22} {r['status']:<13} {format_seconds(r['estimate_s']):>9}  "
-            f"{steps:>9,} steps  {r['config']}{extra}")
+            f"{steps:>9,} steps  [{r['probe_s']:.1f} s]  {r['config']}{extra}")
 
 
 def summary(rows: list[dict], jobs: int = 1) -> str:

@@ -95,11 +95,17 @@ class Frame:
     ended: list = field(default_factory=list)  # (ordinal, save) of loops that finished
     loops: list = field(default_factory=list)  # LoopRecord of each probed loop
     started: float = field(default_factory=time.perf_counter)
+    prior_seconds: float = 0.0  # wall time earlier slices spent on this experiment (from its checkpoints)
     child_seconds: float = 0.0  # wall time spent in nested experiments (probe accounting)
     child_estimate: float = 0.0
 
 
 FRAMES: list[Frame] = []
+
+
+def elapsed(frame: Frame) -> float:
+    """Wall seconds spent on ``frame``'s experiment so far, earlier slices included."""
+    return frame.prior_seconds + time.perf_counter() - frame.started
 
 
 def checkpoint_dir() -> Path:
@@ -212,6 +218,7 @@ def steps(stop: int, start: int = 0, *, evals: Container[int] | Callable[[int], 
         ck = _load(path)
         if ck is not None:
             load(ck["state"])  # type: ignore[misc]
+            frame.prior_seconds = max(frame.prior_seconds, ck.get("elapsed", 0.0))  # type: ignore[union-attr]
             if ck["done"]:
                 if frame is not None:
                     frame.ended.append((ordinal, save))
@@ -223,7 +230,7 @@ def steps(stop: int, start: int = 0, *, evals: Container[int] | Callable[[int], 
 
     def save_now(t: int, done: bool) -> None:
         if path is not None:
-            _save(path, {"t": t, "done": done, "state": to_cpu(save())})  # type: ignore[misc]
+            _save(path, {"t": t, "done": done, "state": to_cpu(save()), "elapsed": elapsed(frame)})  # type: ignore
 
     deadline = SESSION.deadline
     timed_out = False
@@ -247,7 +254,8 @@ def _save_ended_loops() -> None:
     for fr in FRAMES:
         for ordinal, save in fr.ended:
             # always written: an earlier slice may have left this loop's mid-run checkpoint
-            _save(checkpoint_path(fr.key, fr.name, ordinal), {"t": None, "done": True, "state": to_cpu(save())})
+            _save(checkpoint_path(fr.key, fr.name, ordinal),
+                  {"t": None, "done": True, "state": to_cpu(save()), "elapsed": elapsed(fr)})
 
 
 def _probe(first: int, stop: int, is_eval, frame: Frame | None) -> Iterator[int]:

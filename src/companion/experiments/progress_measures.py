@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from companion.cache import experiment
+from companion.kept import partial
 from companion.measures.embedding import fourier_gini, med, restricted_excluded_loss, weight_norm_sq  # noqa: F401
 from companion.models_gu import EmbedMLP, gu_config, gu_transformer
 from companion.profiles import departures, select
@@ -126,8 +127,6 @@ def modular_runs(runs: list[Run], device: str = "cpu") -> list[dict]:
     """:func:`modular_run` for runs of one :func:`batch_signature`, trained as one batch
     (:func:`companion.train.train_batched`); each result is cached (and kept) under
     :func:`modular_run`'s own key, so figures read it exactly as a single run's."""
-    import time
-
     from companion import cache
     from companion.train import train_batched
 
@@ -137,11 +136,10 @@ def modular_runs(runs: list[Run], device: str = "cpu") -> list[dict]:
     if not todo:
         return [modular_run(r, device) for r in runs]
     setups = [_setup(r, device) for r in todo]
-    t0 = time.perf_counter()
-    with cache.batch_frame(modular_run, todo, device):
+    with cache.batch_frame(modular_run, todo, device) as frame:
         hists = train_batched([s[1] for s in setups], [s[0] for s in setups], todo[0].train,
                               measures=[s[2] for s in setups], eval_at=eval_grid(todo[0]))
-    seconds = time.perf_counter() - t0
+        seconds = frame.seconds
     for r, (data, _, _, extra), h in zip(todo, setups, hists):
         cache.put(modular_run, r, device, _finish(h, data, extra), seconds / len(todo),
                   note=f"trained in a batch of {len(todo)} runs")
@@ -407,28 +405,28 @@ def departures_markdown(profile: str):
 
 # ------------------------------------------------------------------------------- figure runs
 def depth_runs(cfg: Depth, device: str) -> dict:
-    return {L: modular_run(replace(cfg.base, n_layers=L), device) for L in cfg.layers}
+    return partial({L: lambda L=L: modular_run(replace(cfg.base, n_layers=L), device) for L in cfg.layers})
 
 
 def hole_runs(cfg: Holes, device: str) -> dict:
-    out = {("square", k): modular_run(replace(cfg.base, shape="square", hole=k), device) for k in cfg.squares}
-    out.update({("strip", t): modular_run(replace(cfg.base, shape="strip", hole=t), device) for t in cfg.strips})
-    return out
+    runs = {("square", k): replace(cfg.base, shape="square", hole=k) for k in cfg.squares}
+    runs.update({("strip", t): replace(cfg.base, shape="strip", hole=t) for t in cfg.strips})
+    return partial({key: lambda r=r: modular_run(r, device) for key, r in runs.items()})
 
 
 def commutativity_runs(cfg: Commutativity, device: str) -> dict:
-    out = {f: modular_run(replace(cfg.base, train_frac=f), device) for f in cfg.fracs}
-    out["mlp"] = modular_run(replace(cfg.base, model="mlp", train_frac=cfg.mlp_frac), device)
-    return out
+    runs = {f: replace(cfg.base, train_frac=f) for f in cfg.fracs}
+    runs["mlp"] = replace(cfg.base, model="mlp", train_frac=cfg.mlp_frac)
+    return partial({key: lambda r=r: modular_run(r, device) for key, r in runs.items()})
 
 
 def prime_runs(cfg: Primes, device: str) -> dict:
-    return {p: modular_run(replace(cfg.base, p=p), device) for p in cfg.primes}
+    return partial({p: lambda p=p: modular_run(replace(cfg.base, p=p), device) for p in cfg.primes})
 
 
 def width_runs(cfg: Widths, device: str) -> dict:
-    return {(fig, d): modular_run(replace(cfg.base, p=p, offset=k, d_model=d), device)
-            for fig, p, k, ds in cfg.panels for d in ds}
+    return partial({(fig, d): lambda p=p, k=k, d=d: modular_run(replace(cfg.base, p=p, offset=k, d_model=d), device)
+                    for fig, p, k, ds in cfg.panels for d in ds})
 
 
 def operation_runs(cfg: Operations, device: str) -> dict:
@@ -439,13 +437,14 @@ def operation_runs(cfg: Operations, device: str) -> dict:
             run = replace(run, breakdown=True)
         if p != cfg.base.p and cfg.small_p_train is not None:
             run = replace(run, train=cfg.small_p_train)
-        out[fig] = modular_run(run, device)
-    return out
+        out[fig] = lambda run=run: modular_run(run, device)
+    return partial(out)
 
 
 def structured_runs(cfg: Structured, device: str) -> dict:
-    return {(init, a, s): modular_run(replace(cfg.base, init=init, train_frac=a, seed=s), device)
-            for a in cfg.fracs for s in cfg.seeds for init in ("random", "toeplitz")}
+    return partial({(init, a, s): lambda init=init, a=a, s=s: modular_run(replace(cfg.base, init=init, train_frac=a,
+                                                                                   seed=s), device)
+                    for a in cfg.fracs for s in cfg.seeds for init in ("random", "toeplitz")})
 
 
 @experiment

@@ -13,8 +13,9 @@ from companion.plotting import TEST, TRAIN, paper_title, subplots, sweep_colors
 
 def md_table(header: list[str], rows: list[list]) -> str:
     """A Markdown table (display it with ``IPython.display.Markdown``)."""
-    fmt = lambda v: f"{v:.3g}" if isinstance(v, float) else str(v)  # noqa: E731
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    def fmt(v) -> str:  # a "|" inside a cell ("mean |Δ acc|") would end the cell
+        return (f"{v:.3g}" if isinstance(v, float) else str(v)).replace("|", "\\|")
+    lines = ["| " + " | ".join(fmt(h) for h in header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(fmt(v) for v in r) + " |" for r in rows]
     return "\n".join(lines)
 
@@ -122,11 +123,12 @@ def fig4_commutativity(runs: dict):
     axes[0, 0].legend()
     axes[0, 1].set(xlabel="epoch", ylabel="test accuracy", ylim=(-0.02, 1.02))
     axes[0, 1].legend(fontsize=7)
-    h = runs["mlp"]
-    axes[0, 2].plot(h["step"], h["train_acc"], color=TRAIN, label="train")
-    axes[0, 2].plot(h["step"], h["test_acc"], color=TEST, label="test")
+    if "mlp" in runs:  # (a page of paper-scale results may not have it)
+        h = runs["mlp"]
+        axes[0, 2].plot(h["step"], h["train_acc"], color=TRAIN, label="train")
+        axes[0, 2].plot(h["step"], h["test_acc"], color=TEST, label="test")
+        axes[0, 2].legend()
     axes[0, 2].set(xlabel="epoch", ylabel="accuracy", ylim=(-0.02, 1.02))
-    axes[0, 2].legend()
     paper_title(axes[0, 0], "Fig. 4", "transformer, i² + ij + j²")
     axes[0, 1].set_title("commutativity split (not in paper)")
     axes[0, 2].set_title("2-layer DNN")
