@@ -177,8 +177,13 @@ if __name__ == "__main__":
     args = ap.parse_args()
     res = main(device=args.device, authors_code=args.authors_code)
     name = "progress_measures_step" + ("_cuda" if args.device.startswith("cuda") else "")
+    import datetime
+
+    from companion.kept import commit
+
     out = {"setting": "p=97, alpha=0.3, d_model=128, 1 layer, full batch, 1 torch thread",
            "device": (torch.cuda.get_device_name() if args.device.startswith("cuda") else "cpu"),
+           "commit": commit(), "date": datetime.date.today().isoformat(),
            "load_average": os.getloadavg()[0], "torch": torch.__version__, **res}
     path = Path(args.out) if args.out else Path(__file__).with_name(name + ".json")
     path.write_text(json.dumps(out, indent=1) + "\n")

@@ -566,12 +566,24 @@ NOTATION = [  # Table 2 (App. A)
 
 
 def benchmark_result():
-    """The measured rows of ``benchmarks/progress_measures_step.py`` (its JSON), or a note."""
+    """The measured rows of ``benchmarks/progress_measures_step.py`` (its JSON files: the CPU and,
+    where one was measured, a GPU), or a note; and the GPU's K-seed ensemble rows."""
     import json
     from pathlib import Path
 
-    f = Path(__file__).resolve().parents[3] / "benchmarks" / "progress_measures_step.json"
-    if not f.exists():
-        return "*benchmark not run on this checkout: `python benchmarks/progress_measures_step.py`*"
-    data = json.loads(f.read_text())
-    return [{**r, "load average": data["load_average"]} for r in data["rows"]]
+    here = Path(__file__).resolve().parents[3] / "benchmarks"
+    rows, ensemble = [], []
+    for f in ("progress_measures_step.json", "progress_measures_step_cuda.json"):
+        if not (here / f).exists():
+            continue
+        data = json.loads((here / f).read_text())
+        where = data.get("device", "cpu")
+        where += f" (torch {data['torch']}, {data.get('date', 'undated')})" if "torch" in data else ""
+        for r in data["rows"]:
+            speed = r.get("speed-up (wall)", r.get("speed-up (CPU)"))
+            rows.append({"device": where, "loop": r["loop"], "wall s/epoch": r["wall s/epoch"],
+                         "speed-up over the first row of its device": speed})
+        ensemble += [{"device": where, **r} for r in data.get("ensemble", [])]
+    if not rows:
+        return "*benchmark not run on this checkout: `python benchmarks/progress_measures_step.py`*", []
+    return rows, ensemble
