@@ -4,7 +4,6 @@ that shows them beside the cpu build (companion.kept, companion.scales, companio
 import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -13,7 +12,7 @@ import torch
 
 from companion import cache, kept, scales
 
-from conftest import ROOT, companion
+from conftest import companion
 
 
 @pytest.fixture()

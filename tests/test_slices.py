@@ -158,3 +158,18 @@ def test_parallel_workers_compute_each_experiment_once(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     again = companion("run", "grokking", "progress_measures", "--profile", "smoke", env=env)
     assert " 0 experiment(s) computed" in again.stdout.replace("[run]", "")
+
+
+def test_a_loop_of_in_place_tensors_resumes_bit_for_bit(isolated):
+    """Loops that update tensors in place and append records (slices.inplace_state), here Levi
+    et al.'s two-layer students, resume from their checkpoints exactly."""
+    from companion.experiments import linear_estimators as le
+
+    cfg = replace(le.config("fig4", "smoke"), steps=3_000)
+    reference = le.fig4.__wrapped__(cfg, "cpu")
+    out, n = run_in_slices(le.fig4, cfg, 0.3)
+    assert n >= 2
+
+    def flat(x):
+        return [v for k in sorted(x, key=str) for v in flat(x[k])] if isinstance(x, dict) else [np.asarray(x)]
+    assert all(np.array_equal(a, b, equal_nan=a.dtype.kind == "f") for a, b in zip(flat(reference), flat(out)))

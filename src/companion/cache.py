@@ -107,10 +107,15 @@ def load(path: Path) -> tuple[bool, Any]:
 
 
 def store(path: Path, value: Any) -> None:
-    """Write atomically: a temporary file in the same folder, fsync, then rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write an entry atomically (:func:`write_atomic`), its payload checksummed."""
     payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    data = MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    write_atomic(path, MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: a temporary file in the same folder, fsync, then
+    rename (atomic on POSIX), so a reader sees the old file or the new one, never a torn one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:

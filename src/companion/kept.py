@@ -22,7 +22,6 @@ import json
 import os
 import platform
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -172,17 +171,10 @@ def read_meta(path: Path) -> dict:
 
 
 def write(path: Path, value: Any, meta: dict) -> None:
-    """Atomically: a temporary file in the same folder, then rename."""
-    data = dumps(value, meta)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Atomically (:func:`companion.cache.write_atomic`)."""
+    from companion.cache import write_atomic
+
+    write_atomic(path, dumps(value, meta))
 
 
 # --------------------------------------------------------------------------- provenance

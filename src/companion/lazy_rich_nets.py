@@ -77,14 +77,7 @@ def train_modular_mlp(data, scales, N: int, steps: int, log_at, lr0: float = 100
         h = X @ W1.transpose(-1, -2)  # (S, n, N)
         return h, c * (h * h) @ W2.transpose(-1, -2)
 
-    def save() -> dict:
-        return {"W1": W1, "W2": W2, "hist": {k: list(v) for k, v in hist.items()}}
-
-    def load(st: dict) -> None:
-        W1.copy_(st["W1"]), W2.copy_(st["W2"])
-        for k, v in st["hist"].items():
-            hist[k][:] = v
-
+    save, load = slices.inplace_state({"W1": W1, "W2": W2}, hist)
     for t in slices.steps(steps + 1, evals=logs, save=save, load=load):
         h, out = fwd(Xtr)
         if t in logs:

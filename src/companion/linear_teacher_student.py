@@ -156,16 +156,7 @@ def train_two_layer(d_in: int, d_h: int, d_out: int, n_train: int, n_gen: int, a
     S0.requires_grad_(True), S1.requires_grad_(True)
     evals = set(np.unique(np.geomspace(1, steps, n_evals).astype(int)).tolist()) | {0}
     rec = {k: [] for k in ("step", "train_loss", "test_loss", "train_acc", "test_acc")}
-
-    def save() -> dict:
-        return {"S0": S0, "S1": S1, "rec": {k: list(v) for k, v in rec.items()}}
-
-    def load(s: dict) -> None:
-        with torch.no_grad():
-            S0.copy_(s["S0"]), S1.copy_(s["S1"])
-        for k, v in s["rec"].items():
-            rec[k][:] = v
-
+    save, load = slices.inplace_state({"S0": S0, "S1": S1}, rec)
     for t in slices.steps(steps + 1, evals=evals, save=save, load=load):
         err = (f(S0, S1, Xtr) - Ytr) ** 2  # (B, N, d_out)
         loss = err.mean((1, 2))

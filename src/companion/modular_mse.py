@@ -45,16 +45,7 @@ def train_quadratic_mlp(p: int, d_h: int, alphas: tuple, lr: float, steps: int, 
     W2 = torch.randn(p, d_h, generator=g).to(device).expand(A, p, d_h).clone().requires_grad_(True)
     n_tr = masks.sum(1)  # (A,)
     rec = {k: [] for k in ("step", "train_loss", "test_loss", "train_acc", "test_acc")}
-
-    def save() -> dict:
-        return {"W1": W1, "W2": W2, "rec": {k: list(v) for k, v in rec.items()}}
-
-    def load(s: dict) -> None:
-        with torch.no_grad():
-            W1.copy_(s["W1"]), W2.copy_(s["W2"])
-        for k, v in s["rec"].items():
-            rec[k][:] = v
-
+    save, load = slices.inplace_state({"W1": W1, "W2": W2}, rec)
     for t in slices.steps(steps + 1, evals=lambda t: t % eval_every == 0 or t == steps, save=save, load=load):
         h1 = (W1[:, :, a] + W1[:, :, p + b]) / math.sqrt(2 * p)  # (A, d_h, p²): W₁x for one-hot x
         out = W2 @ h1 ** 2 / d_h  # (A, p, p²)

@@ -26,9 +26,7 @@ experiment (a test, a benchmark) is never checkpointed.
 from __future__ import annotations
 
 import math
-import os
 import statistics
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,19 +130,15 @@ def pending_checkpoints(key: str) -> list[Path]:
 
 
 def _save(path: Path, payload: dict) -> None:
+    import io
+
     import torch
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            torch.save(payload, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from companion.cache import write_atomic
+
+    buf = io.BytesIO()
+    torch.save(payload, buf)
+    write_atomic(path, buf.getvalue())
 
 
 def _load(path: Path) -> dict | None:
@@ -193,6 +187,23 @@ def to_device(obj: Any, device) -> Any:
     if isinstance(obj, (list, tuple)):
         return type(obj)(to_device(v, device) for v in obj)
     return obj
+
+
+def inplace_state(tensors: dict, records: dict) -> tuple[Callable[[], dict], Callable[[dict], None]]:
+    """``save``/``load`` for :func:`steps` of a loop whose state is ``tensors`` (updated in place,
+    e.g. ``W -= lr * g``) and ``records`` (a dict of lists it appends to)."""
+    def save() -> dict:
+        return {"tensors": dict(tensors), "records": {k: list(v) for k, v in records.items()}}
+
+    def load(s: dict) -> None:
+        import torch
+
+        with torch.no_grad():
+            for k, t in tensors.items():
+                t.copy_(s["tensors"][k])
+        for k, v in s["records"].items():
+            records[k][:] = v
+    return save, load
 
 
 # --------------------------------------------------------------------------- the loop
