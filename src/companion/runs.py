@@ -32,6 +32,7 @@ class Task:
     config: Any
     device: str
     key: str  # the results-cache key
+    members: tuple = ()  # a batch task (several experiments as one program): its members' keys
 
     @property
     def name(self) -> str:
@@ -204,8 +205,8 @@ def run_task(task: Task, deadline: float | None, keep: str | None) -> dict:
     try:
         task.function()(task.config, task.device)
         new = cache.computed[n0:]
-        status = "computed" if (task.experiment in new or (isinstance(task.config, tuple) and new)) else "done before"
-        if isinstance(task.config, tuple):
+        status = "computed" if (task.experiment in new or (task.members and new)) else "done before"
+        if task.members:
             row["experiment"] = f"{task.name}×{len(task.config)}"
         error = None
     except slices.TimeUp as exc:
@@ -214,14 +215,6 @@ def run_task(task: Task, deadline: float | None, keep: str | None) -> dict:
         status, error = "failed", "".join(traceback.format_exception_only(type(exc), exc)).strip()
         traceback.print_exc()
     return {**row, "status": status, "seconds": time.perf_counter() - t0, "error": error}
-
-
-def _member_keys(task: Task) -> list[str]:
-    from companion import cache
-    from companion.experiments import chapter_module
-
-    fn = chapter_module(task.chapter).modular_run if hasattr(chapter_module(task.chapter), "modular_run") else None
-    return [cache.key(fn.experiment_name, c, task.device) for c in task.config] if fn else []
 
 
 def execute(tasks: list[Task], profile: str, device: str, seed: int, jobs: int = 1,
@@ -239,8 +232,8 @@ def execute(tasks: list[Task], profile: str, device: str, seed: int, jobs: int =
             module = chapter_module(ch)
             grouped += module.batch_tasks(mine) if hasattr(module, "batch_tasks") else mine
         for t in grouped:
-            if isinstance(t.config, tuple) and t.key not in est:
-                member = [est.get(k, 0.0) for k in _member_keys(t)]
+            if t.members and t.key not in est:
+                member = [est.get(k, 0.0) for k in t.members]
                 est[t.key] = max(member, default=0.0) + 0.1 * sum(member)
         tasks = grouped
     # the chapters in the order asked for, longest first within each

@@ -176,7 +176,7 @@ def batch_tasks(tasks: list, max_size: int = 24) -> list:
                 continue
             key = hashlib.sha256("".join(sorted(m.key for m in chunk)).encode()).hexdigest()
             batched.append(Task(chunk[0].chapter, _runs_batch.experiment_name, tuple(m.config for m in chunk),
-                                chunk[0].device, key))
+                                chunk[0].device, key, tuple(m.key for m in chunk)))
     return batched + out
 
 
