@@ -66,7 +66,7 @@ def test_interrupted_build_resumes_without_recomputing(isolated):
 def test_corrupt_entry_is_detected_and_recomputed(isolated, capsys):
     calls.clear()
     square(Cfg(n=5))
-    (entry,) = list((isolated / "cache").glob("square-*.pkl"))
+    (entry,) = list((isolated / "cache").rglob("square-*.pkl"))
     data = entry.read_bytes()
     entry.write_bytes(data[:-3] + b"xyz")  # flipped payload bytes
     assert square(Cfg(n=5)) == {"y": [25, 0.5]}
@@ -104,3 +104,24 @@ def test_fresh_ignores_entries_written_before_the_build_started(isolated, monkey
 def test_unsupported_config_values_are_refused():
     with pytest.raises(TypeError):
         cache.key("f", {"fn": print}, "cpu")
+
+
+def test_verify_finds_a_truncated_entry_and_prune_removes_it(isolated):
+    from conftest import companion
+
+    env = {"COMPANION_CACHE_DIR": str(isolated / "cache")}
+    square(Cfg(n=7))
+    square(Cfg(n=8))
+    entry = sorted((isolated / "cache").rglob("square-*.pkl"))[0]
+    entry.write_bytes(entry.read_bytes()[:40])  # a torn write
+    old = isolated / "cache" / "lib-0123456789ab"  # what an older library wrote
+    old.mkdir()
+    (old / "x-1.pkl").write_bytes(b"old")
+    proc = companion("cache", "verify", env=env)
+    assert proc.returncode == 1 and "DAMAGED" in proc.stdout and entry.name in proc.stdout
+    assert "1 intact, 2 damaged" in proc.stdout  # the old version's entry is not a cache entry either
+    dry = companion("cache", "prune", "--dry-run", env=env)
+    assert dry.returncode == 0 and "would remove 2 item(s)" in dry.stdout and entry.exists()
+    proc = companion("cache", "prune", env=env)
+    assert proc.returncode == 0 and not entry.exists() and not old.exists()
+    assert companion("cache", "verify", env=env).returncode == 0  # the intact entry stays

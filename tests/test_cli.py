@@ -2,7 +2,7 @@
 
 import pytest
 
-from companion.build import validate_parameters
+from companion.execute import validate_parameters
 from companion.profiles import ParameterError, departures, one_of, resolve_device, select
 
 from conftest import companion
@@ -84,6 +84,6 @@ def test_claims_without_a_build_says_so(tmp_path):
     ("A.4.1", ["A.4.1"]),  # unparsed references are their own report item, never dropped
 ])
 def test_report_items_of_a_paper_reference(ref, items):
-    from companion.build import paper_items
+    from companion.report import paper_items
 
     assert paper_items(ref) == items

@@ -131,7 +131,7 @@ def test_dry_run_lists_every_experiment_with_an_estimate_and_caches_nothing(tmp_
     assert proc.returncode == 0, proc.stderr
     rows = [line for line in proc.stdout.splitlines() if "probed" in line]
     assert len(rows) > 10 and "total:" in proc.stdout
-    assert not list((tmp_path / "cache").glob("*.pkl"))
+    assert not list((tmp_path / "cache").rglob("*.pkl"))
 
 
 def test_time_limit_stops_cleanly_and_a_second_call_continues(tmp_path):
@@ -141,7 +141,7 @@ def test_time_limit_stops_cleanly_and_a_second_call_continues(tmp_path):
     first = companion("run", "progress_measures", "--profile", "smoke", "--time-limit", "2", env=env)
     assert first.returncode == 3, first.stdout + first.stderr
     assert "left for the next run" in first.stdout
-    done = len(list((tmp_path / "cache").glob("*.pkl")))
+    done = len(list((tmp_path / "cache").rglob("*.pkl")))
     rest = None
     for _ in range(20):
         rest = companion("run", "progress_measures", "--profile", "smoke", "--time-limit", "30", env=env)

@@ -9,6 +9,9 @@ An experiment is a function ``f(config, device) -> results`` decorated with
 * a hash of the library's own source (every ``.py`` under ``src/companion``),
 
 so a change anywhere in the library recomputes everything, and nothing stale is ever shown.
+Entries live in one folder per library version, ``<cache>/lib-<hash>/``, so the entries an older
+library wrote are easy to find and remove (``companion cache prune``); ``companion cache verify``
+checks every entry's checksum.
 Entries are written to a temporary file and renamed into place (atomic on POSIX), with a
 SHA-256 of the payload in the header: an interrupted build leaves either a whole entry or
 none, and a corrupt entry is detected, reported and recomputed. The build's ``--fresh`` sets
@@ -68,6 +71,16 @@ def library_hash() -> str:
     return _source_hash
 
 
+def entries_dir() -> Path:
+    """The folder of this library version's entries (and its checkpoints): ``<cache>/lib-<hash12>``."""
+    return cache_dir() / f"lib-{library_hash()[:12]}"
+
+
+def entry_path(name: str, k: str) -> Path:
+    """Where the entry of experiment ``name`` (qualified) with key ``k`` is stored."""
+    return entries_dir() / f"{name.rsplit('.', 1)[-1]}-{k[:24]}.pkl"
+
+
 def _canonical(obj: Any) -> Any:
     """A JSON-able, order-stable description of a configuration."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
@@ -90,6 +103,16 @@ def key(name: str, config: Any, device: str) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+def check(data: bytes) -> bytes:
+    """The payload of an entry's bytes; ``ValueError`` when they are not a whole, intact entry."""
+    parts = data.split(b"\n", 2)
+    if len(parts) != 3 or parts[0] + b"\n" != MAGIC:
+        raise ValueError("not a cache entry (bad header)")
+    if hashlib.sha256(parts[2]).hexdigest().encode() != parts[1]:
+        raise ValueError("checksum mismatch (truncated or corrupt)")
+    return parts[2]
+
+
 def load(path: Path) -> tuple[bool, Any]:
     """(True, value) for a whole, uncorrupted entry; (False, None) otherwise."""
     try:
@@ -97,10 +120,7 @@ def load(path: Path) -> tuple[bool, Any]:
     except FileNotFoundError:
         return False, None
     try:
-        head, digest, payload = data.split(b"\n", 2)
-        if head + b"\n" != MAGIC or hashlib.sha256(payload).hexdigest().encode() != digest:
-            raise ValueError("checksum mismatch")
-        return True, pickle.loads(payload)
+        return True, pickle.loads(check(data))
     except Exception as exc:  # corrupt or truncated: report and recompute
         print(f"[cache] corrupt entry {path.name} ({exc}); recomputing", file=sys.stderr)
         return False, None
@@ -212,7 +232,7 @@ def experiment(fn: Callable[..., Any]) -> Callable[..., Any]:
             KEPT_LOADED.append(meta)
             return value
         k = key(name, config, device)
-        path = cache_dir() / f"{short}-{k[:24]}.pkl"
+        path = entry_path(name, k)
         probing = slices.SESSION.probe
         if probing and k in _PROBED:
             value, truncated = _PROBED[k]
@@ -295,7 +315,7 @@ def done(fn: Callable[..., Any], config: Any, device: str) -> bool:
     """Whether ``fn(config, device)`` would be served without computing (cache or kept result)."""
     from companion import kept
 
-    path = cache_dir() / f"{fn.experiment_name.rsplit('.', 1)[-1]}-{key(fn.experiment_name, config, device)[:24]}.pkl"
+    path = entry_path(fn.experiment_name, key(fn.experiment_name, config, device))
     if path.exists() and not _stale(path) and load(path)[0]:
         return True
     return REUSE_KEPT and kept.find(fn.experiment_name, config) is not None
@@ -308,7 +328,7 @@ def put(fn: Callable[..., Any], config: Any, device: str, value: Any, seconds: f
     from companion import kept
 
     name = fn.experiment_name
-    store(cache_dir() / f"{name.rsplit('.', 1)[-1]}-{key(name, config, device)[:24]}.pkl", value)
+    store(entry_path(name, key(name, config, device)), value)
     computed.append(name)
     kept.keep(name, config, device, value, seconds, note)
 
@@ -345,3 +365,68 @@ class batch_frame:
         if exc_type is None:
             slices.clear_checkpoints(self.key)
         return False
+
+
+# --------------------------------------------------------------------------- maintenance
+def verify(root: Path | None = None) -> list[tuple[Path, int, str | None]]:
+    """Every entry under the cache (all library versions): ``(path, bytes, problem or None)``.
+
+    ``companion cache verify``. The build already detects and recomputes a corrupt entry when
+    it reads one; this finds them all at once, and also those of configurations not built lately.
+    """
+    root = root or cache_dir()
+    rows = []
+    for path in sorted(root.rglob("*.pkl")) if root.exists() else []:
+        try:
+            data = path.read_bytes()
+            check(data)
+            problem = None
+        except (OSError, ValueError) as exc:
+            data, problem = b"", str(exc)
+        rows.append((path, path.stat().st_size if path.exists() else len(data), problem))
+    return rows
+
+
+def prunable(root: Path | None = None) -> list[tuple[Path, int, str]]:
+    """What ``companion cache prune`` removes, with sizes and why: the folders of other library
+    versions (no current configuration can read them: the key includes the library's hash),
+    entries from before per-version folders, corrupt entries, temporary files of interrupted
+    writes, and locks of processes that have died. Checkpoints of this version are kept."""
+    root = root or cache_dir()
+    if not root.exists():
+        return []
+    current = entries_dir().name
+
+    def size(p: Path) -> int:
+        return sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) if p.is_dir() else p.stat().st_size
+
+    out = []
+    for p in sorted(root.iterdir()):
+        if p.is_dir() and p.name.startswith("lib-") and p.name != current:
+            out.append((p, size(p), "written by another version of the library"))
+        elif p.is_file() and p.suffix == ".pkl":
+            out.append((p, size(p), "written before entries were kept per library version"))
+        elif p.is_dir() and p.name == "checkpoints":
+            out.append((p, size(p), "checkpoints from before entries were kept per library version"))
+    for path, n, problem in verify(root / current):
+        out.append((path, n, f"corrupt: {problem}")) if problem else None
+    for p in sorted(root.rglob("*.tmp")):
+        out.append((p, size(p), "temporary file of an interrupted write"))
+    for p in sorted((root / "locks").glob("*.lock")) if (root / "locks").exists() else []:
+        try:
+            pid = int(p.read_text() or 0)
+        except (OSError, ValueError):
+            pid = 0
+        if not pid or not _alive(pid):
+            out.append((p, size(p), "lock of a process that has ended"))
+    return out
+
+
+def remove(paths: list[Path]) -> None:
+    import shutil
+
+    for p in paths:
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)

@@ -2,8 +2,11 @@
 
     companion build  [--profile smoke|cpu|paper] [--device auto|cpu|cuda] [--chapter NAME]...
                      [--seed N] [-p NAME=VALUE]... [--fresh] [--jobs N] [--out DIR]
-    companion run    CHAPTER [--profile P] [--device D] [--seed N]
+                     [--chapter-timeout SECONDS] [--wait] [--allow-cdn]
+    companion run    CHAPTER... [--profile P] [--device D] [--seed N] [--dry-run | --check]
+                     [--time-limit S] [--jobs N] [--keep] [--only RE]... [--skip RE]... [--wait]
     companion claims [--out DIR]
+    companion cache  verify | prune [--dry-run] [--wait]
 
 Bad input gets one line naming what is valid and exit status 2, never a traceback.
 """
@@ -57,6 +60,12 @@ def parser() -> OneLineParser:
     b.add_argument("--fresh", action="store_true", help="ignore cached experiment results")
     b.add_argument("--jobs", type=int, default=None, help="chapters executed at once (default 2)")
     b.add_argument("--out", type=Path, default=None, help="output folder (default _build)")
+    b.add_argument("--chapter-timeout", type=float, default=None, metavar="SECONDS",
+                   help="stop a chapter that runs longer (default: 4x its cpu budget at cpu, 10 min at smoke, "
+                        "none at paper; 0: no limit)")
+    b.add_argument("--wait", action="store_true", help="if another build holds the output folder, wait for it")
+    b.add_argument("--allow-cdn", action="store_true",
+                   help="build even though MathJax is not vendored (the book's math then needs the network)")
     r = sub.add_parser("run", help="run chapters' experiments without Jupyter, filling the cache")
     r.add_argument("chapter", nargs="+", help="one or more chapters, run in this order")
     r.add_argument("--profile", default=DEFAULT_PROFILE)
@@ -78,8 +87,15 @@ def parser() -> OneLineParser:
     r.add_argument("--keep", action="store_true",
                    help="also write finished experiments to results/<profile>/<chapter>/ (kept results), and "
                         "count kept results as done")
+    r.add_argument("--wait", action="store_true", help="if another process holds the cache, wait for it")
     c = sub.add_parser("claims", help="print the claims of the last build")
     c.add_argument("--out", type=Path, default=None)
+    k = sub.add_parser("cache", help="check the results cache, or remove what no current configuration can use")
+    k.add_argument("action", choices=("verify", "prune"),
+                   help="verify: check every entry's checksum (exit 1 if one is damaged); prune: remove entries "
+                        "of other library versions, damaged entries, leftovers of interrupted writes")
+    k.add_argument("--dry-run", action="store_true", help="prune: list what would go, remove nothing")
+    k.add_argument("--wait", action="store_true", help="if another process holds the cache, wait for it")
     return ap
 
 
@@ -97,10 +113,16 @@ def main(argv: list[str] | None = None) -> int:
                 if k in ("profile", "device", "seed"):
                     raise ParameterError(f"give {k} with --{k}, not -p")
             return build.build(root, args.profile, args.device, args.chapter, args.seed, params,
-                               args.out, args.fresh, args.jobs)
+                               args.out, args.fresh, args.jobs, args.chapter_timeout, args.wait, args.allow_cdn)
         if args.command == "run":
-            return run(args.chapter, args.profile, args.device, args.seed, args.dry_run, args.time_limit,
-                       args.jobs, args.keep, args.only, args.skip, args.check)
+            from companion.cache import cache_dir
+            from companion.dirlock import DirLock
+
+            with DirLock(cache_dir(), "the results cache", wait=args.wait):
+                return run(args.chapter, args.profile, args.device, args.seed, args.dry_run, args.time_limit,
+                           args.jobs, args.keep, args.only, args.skip, args.check)
+        if args.command == "cache":
+            return cache_command(args.action, args.dry_run, args.wait)
         if args.command == "claims":
             from companion.claims import load_claims, text_table
 
@@ -118,6 +140,37 @@ def main(argv: list[str] | None = None) -> int:
     except ParameterError as exc:
         print(f"companion: error: {exc}", file=sys.stderr)
         return 2
+
+
+def cache_command(action: str, dry_run: bool = False, wait: bool = False) -> int:
+    """``companion cache verify`` / ``companion cache prune [--dry-run]``."""
+    from companion import cache
+    from companion.dirlock import DirLock
+
+    root = cache.cache_dir()
+
+    def mb(n: int) -> str:
+        return f"{n / 1e6:9.2f} MB"
+
+    if action == "verify":
+        rows = cache.verify(root)
+        bad = [r for r in rows if r[2]]
+        for path, n, problem in bad:
+            print(f"  DAMAGED {mb(n)}  {path.relative_to(root)}: {problem}")
+        print(f"[cache] {len(rows)} entries under {root} ({mb(sum(r[1] for r in rows)).strip()}): "
+              f"{len(rows) - len(bad)} intact, {len(bad)} damaged"
+              + (" — `companion cache prune` removes them; a build would recompute them" if bad else ""))
+        return 1 if bad else 0
+    with DirLock(root, "the results cache", wait=wait):
+        rows = cache.prunable(root)
+        for path, n, why in rows:
+            print(f"  {mb(n)}  {path.relative_to(root)}  ({why})")
+        total = sum(n for _, n, _ in rows)
+        if not dry_run:
+            cache.remove([p for p, _, _ in rows])
+        print(f"[cache] {'would remove' if dry_run else 'removed'} {len(rows)} item(s), {mb(total).strip()}, "
+              f"from {root}; kept the entries of this library version ({cache.entries_dir().name})")
+    return 0
 
 
 #: seconds kept back from ``--time-limit`` for checkpoints, storing results and exiting

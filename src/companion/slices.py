@@ -107,9 +107,9 @@ def elapsed(frame: Frame) -> float:
 
 
 def checkpoint_dir() -> Path:
-    from companion.cache import cache_dir
+    from companion.cache import entries_dir
 
-    return cache_dir() / "checkpoints"
+    return entries_dir() / "checkpoints"
 
 
 def checkpoint_path(key: str, name: str, ordinal: int) -> Path:
