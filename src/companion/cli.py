@@ -115,12 +115,8 @@ def main(argv: list[str] | None = None) -> int:
             return build.build(root, args.profile, args.device, args.chapter, args.seed, params,
                                args.out, args.fresh, args.jobs, args.chapter_timeout, args.wait, args.allow_cdn)
         if args.command == "run":
-            from companion.cache import cache_dir
-            from companion.dirlock import DirLock
-
-            with DirLock(cache_dir(), "the results cache", wait=args.wait):
-                return run(args.chapter, args.profile, args.device, args.seed, args.dry_run, args.time_limit,
-                           args.jobs, args.keep, args.only, args.skip, args.check)
+            return run(args.chapter, args.profile, args.device, args.seed, args.dry_run, args.time_limit,
+                       args.jobs, args.keep, args.only, args.skip, args.check, args.wait)
         if args.command == "cache":
             return cache_command(args.action, args.dry_run, args.wait)
         if args.command == "claims":
@@ -180,15 +176,14 @@ def time_margin(limit: float) -> float:
 
 def run(chapters: list[str], profile: str, device: str, seed: int, dry_run: bool = False,
         time_limit: float | None = None, jobs: int = 1, keep: bool = False, only: list[str] = (),
-        skip: list[str] = (), check: bool = False) -> int:
+        skip: list[str] = (), check: bool = False, wait: bool = False) -> int:
     """Compute chapters' experiments (no Jupyter needed), filling the results cache.
 
     Exit status: 0 when every experiment is done, 3 when the time limit stopped the run (run the
     same command again to continue), 1 when an experiment failed.
     """
-    import platform
-
-    from companion import cache, profiles, runs
+    from companion import cache, profiles
+    from companion.dirlock import DirLock
     from companion.experiments import CHAPTERS
 
     one_of("profile", profile, PROFILES)
@@ -198,6 +193,16 @@ def run(chapters: list[str], profile: str, device: str, seed: int, dry_run: bool
         raise ParameterError(f"--jobs must be at least 1, got {jobs}")
     if time_limit is not None and time_limit <= 0:
         raise ParameterError(f"--time-limit must be a positive number of seconds, got {time_limit}")
+    profiles.resolve_device(device)
+    with DirLock(cache.cache_dir(), "the results cache", wait=wait):  # one run per cache, after validation
+        return _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only, skip, check)
+
+
+def _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only, skip, check) -> int:
+    import platform
+
+    from companion import cache, profiles, runs
+
     started = time.time()
     deadline = started + time_limit - time_margin(time_limit) if time_limit else None
     ctx = profiles.setup(profile, device, seed)
