@@ -89,6 +89,21 @@ def test_chapter_page_shows_figures_without_errors(pages, chapter):
 
 
 @pytest.mark.book
+def test_verdicts_are_visible_text_badges(pages):
+    """Verdicts and paper-item statuses are text badges styled by the book's CSS (emoji would
+    render as empty boxes without an emoji font)."""
+    report = pages[str(OUT / "html" / "book" / "report.html")]
+    badges = report["badges"]
+    assert badges, "the report shows no badges"
+    assert all(b["text"] and b["width"] > 10 for b in badges), badges[:5]
+    assert {b["text"] for b in badges} & {"held", "FAILED", "known deviation"}
+    assert {b["text"] for b in badges} & {"reproduced", "partly", "not reproduced", "not observed", "absent"}
+    assert any(b["background"] not in ("rgba(0, 0, 0, 0)", "transparent") for b in badges)  # the CSS applied
+    grokking = pages[str(OUT / "html" / "book" / "grokking.html")]
+    assert any(b["text"] for b in grokking["badges"])
+
+
+@pytest.mark.book
 def test_math_renders_offline(pages):
     with_math = [p for p in pages.values() if p["mathSource"] > 0]
     assert with_math, "no page has math"

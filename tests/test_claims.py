@@ -49,7 +49,7 @@ def test_sidecar_records_every_check_at_once(tmp_path):
     assert [r.verdict for r in recs] == ["held", "known-deviation", "failed"]
     assert {"id", "paper_ref", "statement", "measured", "expected", "verdict", "profile"} <= set(on_disk[0])
     assert c.summary() == {"held": 1, "failed": 1, "known-deviation": 1}
-    assert "known deviation — factor 2" in markdown_table(recs)
+    assert "known deviation</span> — factor 2" in markdown_table(recs)
 
 
 def test_duplicate_claim_ids_are_refused(tmp_path):
@@ -57,3 +57,111 @@ def test_duplicate_claim_ids_are_refused(tmp_path):
     c.check("a", "Fig. 1", "s", 1, at_least(0))
     with pytest.raises(ValueError):
         c.check("a", "Fig. 1", "s", 1, at_least(0))
+
+
+# ----------------------------------------------------------------------------- claims that can fail
+from companion.claims import (ALL_SEEDS, MEDIAN, greater_than, item_status, never,  # noqa: E402
+                              seeds_at_least, weak)
+from companion.events import NOT_OBSERVED, first_crossing, observed, ratio  # noqa: E402
+
+QUOTE, BASIS = "the paper's words", "the argument for the bound"
+
+
+def test_an_event_that_never_happens_is_not_observed_and_passes_nothing_but_never():
+    steps, acc = np.array([0, 10, 100]), np.array([0.1, 0.5, 0.7])
+    t = first_crossing(steps, acc, 0.99)
+    assert t is NOT_OBSERVED and not observed(t) and first_crossing(steps, acc, 0.5) == 10.0
+    # arithmetic keeps it not observed; a delay built from it is not observed
+    assert t / 10 is NOT_OBSERVED and 3 - t is NOT_OBSERVED and ratio(t, 10.0) is NOT_OBSERVED
+    assert ratio(100.0, 10.0) == 10.0
+    with pytest.raises(TypeError):
+        t > 5  # noqa: B015 — a comparison has no answer
+    for e in (at_least(0), at_most(1e9), greater_than(-math.inf), between(-1e9, 1e9), is_infinite()):
+        assert not e.holds(t)
+    assert never().holds(t) and not never().holds(3.0) and not never().holds(math.inf)
+    assert f"{t:.1f}" == "not observed"
+
+
+def test_per_seed_rules_and_what_the_claim_records(tmp_path):
+    c = Claims("demo", "smoke", directory=tmp_path)
+    a = c.claim("all", ref="Fig. 1", quantity="delay", per_seed=[8.0, 6.0, 20.0], expected=at_least(5))
+    assert a.verdict == "held" and a.seeds == "3/3" and a.measured == 6.0  # the seed nearest the bound
+    assert a.margin == pytest.approx(0.2)
+    b = c.claim("one_fails", ref="Fig. 1", quantity="delay", per_seed=[8.0, 4.0, 20.0], expected=at_least(5))
+    assert b.verdict == "failed" and b.seeds == "2/3" and b.measured == 4.0
+    m = c.claim("median", ref="Fig. 1", quantity="delay", per_seed=[8.0, 4.0, 20.0], expected=at_least(5),
+                rule=MEDIAN)
+    assert m.verdict == "held" and m.measured == 8.0
+    k = c.claim("two_of_three", ref="Fig. 1", quantity="delay", per_seed=[8.0, 4.0, 20.0], expected=at_least(5),
+                rule=seeds_at_least(2))
+    assert k.verdict == "held" and k.rule == "at least 2 seeds"
+    n = c.claim("unobserved", ref="Fig. 2", quantity="delay", per_seed=[8.0, NOT_OBSERVED, 20.0],
+                expected=at_least(5), rule=MEDIAN)
+    assert n.verdict == "failed" and n.measured is NOT_OBSERVED
+    allseeds = c.claim("unobserved_all", ref="Fig. 2", quantity="delay", per_seed=[8.0, NOT_OBSERVED, 20.0],
+                       expected=at_least(5), rule=ALL_SEEDS)
+    assert allseeds.verdict == "failed" and allseeds.seeds == "2/3"
+    back = {r.id: r for r in load_claims(tmp_path)}
+    assert back["unobserved"].measured is NOT_OBSERVED and back["unobserved"].per_seed[1] is NOT_OBSERVED
+    assert back["all"].per_seed == [8.0, 6.0, 20.0] and back["all"].seeds_held == 3
+
+
+def test_a_known_deviation_that_starts_to_hold_fails_with_seeds(tmp_path):
+    c = Claims("demo", "smoke", directory=tmp_path)
+    r = c.claim("dev", ref="Eq. 15", quantity="late loss / predicted", per_seed=[1.0, 1.05, 0.98],
+                expected=within(1.0, 0.1), known_deviation="the paper's factor of 2")
+    assert r.verdict == "failed"
+
+
+def test_strict_profiles_need_quote_basis_and_three_seeds(tmp_path):
+    c = Claims("demo", "cpu", directory=tmp_path)
+    with pytest.raises(ValueError, match="quote"):
+        c.claim("a", ref="Fig. 1", quantity="q", per_seed=[1, 2, 3], expected=at_least(0))
+    with pytest.raises(ValueError, match="at least 3"):
+        c.claim("b", ref="Fig. 1", quantity="q", per_seed=[1, 2], expected=at_least(0), quote=QUOTE, basis=BASIS)
+    with pytest.raises(ValueError, match="exactly one"):
+        c.claim("c", ref="Fig. 1", quantity="q", expected=at_least(0), quote=QUOTE, basis=BASIS)
+    ok = c.claim("d", ref="Fig. 1", quantity="q", per_seed=[1, 2, 3], expected=at_least(0), quote=QUOTE, basis=BASIS)
+    assert ok.verdict == "held"
+    # at smoke the same claim may rest on one seed and no quote
+    Claims("demo", "smoke", directory=tmp_path).claim("e", ref="Fig. 1", quantity="q", per_seed=[1],
+                                                      expected=at_least(0))
+
+
+def test_consistency_checks_are_counted_apart(tmp_path):
+    c = Claims("demo", "cpu", directory=tmp_path)
+    c.claim("paper", ref="Fig. 1", quantity="q", per_seed=[1, 2, 3], expected=at_least(0), quote=QUOTE, basis=BASIS)
+    c.claim("identity", ref="Eq. 3", quantity="|lhs − rhs|", measured=1e-15, expected=at_most(1e-9),
+            kind="consistency", basis="Eq. 3 is an identity of the model's definition")
+    assert c.summary() == {"held": 1, "failed": 0, "known-deviation": 0}
+    table = markdown_table(c.records)
+    assert "Consistency checks" in table and table.index("| `identity`") > table.index("Consistency checks")
+    assert "the paper's words" in table and "the argument for the bound" in table
+    with pytest.raises(ValueError, match="kind"):
+        c.claim("x", ref="Fig. 1", quantity="q", measured=1, expected=at_least(0), kind="tautology", basis=BASIS)
+
+
+def test_paper_item_status_from_its_claims(tmp_path):
+    c = Claims("demo", "smoke", directory=tmp_path)
+    h = c.claim("h", ref="Fig. 1", quantity="q", measured=1.0, expected=at_least(0))
+    f = c.claim("f", ref="Fig. 1", quantity="q", measured=-1.0, expected=at_least(0))
+    u = c.claim("u", ref="Fig. 2", quantity="q", per_seed=[NOT_OBSERVED], expected=at_least(0))
+    k = c.claim("k", ref="Eq. 1", quantity="q", measured=1.0, expected=at_least(0), kind="consistency")
+    assert item_status([h]) == "reproduced" and item_status([h, f]) == "partly"
+    assert item_status([f]) == "not reproduced" and item_status([u]) == "not observed"
+    assert item_status([]) == "absent" and item_status([k]) == "absent"
+
+
+def test_weak_lists_fragile_held_claims(tmp_path):
+    c = Claims("demo", "cpu", directory=tmp_path)
+    c.claim("close", ref="Fig. 1", quantity="q", per_seed=[1.02, 1.5, 2.0], expected=at_least(1.0),
+            quote=QUOTE, basis=BASIS)
+    c.claim("sturdy", ref="Fig. 1", quantity="q", per_seed=[3.0, 4.0, 5.0], expected=at_least(1.0),
+            quote=QUOTE, basis=BASIS)
+    c.claim("split", ref="Fig. 1", quantity="q", per_seed=[3.0, 0.5, 5.0], expected=at_least(1.0),
+            quote=QUOTE, basis=BASIS, rule=seeds_at_least(2))
+    c.check("old", "Fig. 2", "older form", 3.0, at_least(1.0))
+    fragile = {cl.id: why for cl, why in weak(c.records)}
+    assert set(fragile) == {"close", "split", "old"}
+    assert "within 5%" in fragile["close"][0] and "other side" in fragile["split"][0]
+    assert any("no quote" in w for w in fragile["old"])

@@ -19,6 +19,18 @@ a reason                      yes                  ``failed`` -- a known deviati
 For a known deviation the expectation still states *the paper's* claim (the one that does not
 hold), so the record shows what the paper said and by how much the reproduction differs.
 
+**Claims that can fail** (:meth:`Claims.claim`, the form every migrated chapter uses) state
+each number once, with keywords: ``ref`` (the paper item), ``quantity`` (what is measured),
+``expected``, and either ``measured`` or ``per_seed`` with an aggregation ``rule``
+(:data:`ALL_SEEDS`, :data:`MEDIAN`, :func:`seeds_at_least`). Each carries ``quote`` (the paper's
+words it tests) and ``basis`` (``"paper"`` when the number is the paper's, else a one-line
+argument for the bound — never where the measurements fell); at the cpu and paper profiles a
+claim without them is an error, and a per-seed claim needs at least 3 seeds. An event that did
+not happen is :data:`~companion.events.NOT_OBSERVED` and fails every expectation except
+:func:`never`. A check that holds by construction (an identity, arithmetic on the paper's
+numbers, theory against its own limit) is ``kind="consistency"``: computed and shown, but
+counted apart from the paper's claims.
+
 Every check rewrites ``<claims dir>/<chapter>.json`` at once, so a chapter that later raises
 still leaves the claims it reached. :meth:`Claims.table` renders the chapter's claims table.
 """
@@ -32,7 +44,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from companion.events import NOT_OBSERVED, observed
+
 VERDICTS = ("held", "failed", "known-deviation")
+#: claims of the paper, and checks that hold by construction (counted apart)
+KINDS = ("paper", "consistency")
+#: profiles at which a claim must carry its quote and basis, and trained claims ≥ 3 seeds
+STRICT_PROFILES = ("cpu", "paper")
+MIN_SEEDS = 3
 
 
 # --------------------------------------------------------------------------- expectations
@@ -42,12 +61,27 @@ class Expectation:
 
     text: str
     predicate: Callable[[Any], bool]
+    #: signed distance of a value from the bound, relative to the bound's size (> 0: inside);
+    #: None where no such distance is defined (a boolean, an identity)
+    distance: Callable[[Any], float] | None = None
 
     def holds(self, measured: Any) -> bool:
+        if measured is NOT_OBSERVED and self.text != NEVER_TEXT:
+            return False
         try:
             return bool(self.predicate(measured))
         except (TypeError, ValueError):
             return False
+
+    def margin(self, measured: Any) -> float | None:
+        """How far inside (> 0) or outside (< 0) the bound ``measured`` is, as a fraction of the
+        bound; None for a value or an expectation without one."""
+        if self.distance is None or not _num(measured):
+            return None
+        try:
+            return float(self.distance(measured))
+        except (TypeError, ValueError, ZeroDivisionError):
+            return None
 
     def __str__(self) -> str:
         return self.text
@@ -57,35 +91,50 @@ def _finite(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
+def _scale(bound: float) -> float:
+    return abs(bound) if bound != 0 else 1.0
+
+
 def at_least(bound: float) -> Expectation:
-    return Expectation(f"≥ {_fmt(bound)}", lambda x: _num(x) and x >= bound)
+    return Expectation(f"≥ {_fmt(bound)}", lambda x: _num(x) and x >= bound, lambda x: (x - bound) / _scale(bound))
 
 
 def at_most(bound: float) -> Expectation:
-    return Expectation(f"≤ {_fmt(bound)}", lambda x: _num(x) and x <= bound)
+    return Expectation(f"≤ {_fmt(bound)}", lambda x: _num(x) and x <= bound, lambda x: (bound - x) / _scale(bound))
 
 
 def greater_than(bound: float) -> Expectation:
-    return Expectation(f"> {_fmt(bound)}", lambda x: _num(x) and x > bound)
+    return Expectation(f"> {_fmt(bound)}", lambda x: _num(x) and x > bound, lambda x: (x - bound) / _scale(bound))
 
 
 def less_than(bound: float) -> Expectation:
-    return Expectation(f"< {_fmt(bound)}", lambda x: _num(x) and x < bound)
+    return Expectation(f"< {_fmt(bound)}", lambda x: _num(x) and x < bound, lambda x: (bound - x) / _scale(bound))
 
 
 def between(lo: float, hi: float) -> Expectation:
-    return Expectation(f"in [{_fmt(lo)}, {_fmt(hi)}]", lambda x: _num(x) and lo <= x <= hi)
+    return Expectation(f"in [{_fmt(lo)}, {_fmt(hi)}]", lambda x: _num(x) and lo <= x <= hi,
+                       lambda x: min(x - lo, hi - x) / _scale(hi - lo))
 
 
 def within(target: float, rel: float) -> Expectation:
     """|measured − target| ≤ rel·|target| (relative agreement)."""
     return Expectation(f"{_fmt(target)} ± {rel:.0%}",
-                       lambda x: _finite(x) and abs(x - target) <= rel * abs(target))
+                       lambda x: _finite(x) and abs(x - target) <= rel * abs(target),
+                       lambda x: (rel * abs(target) - abs(x - target)) / _scale(rel * abs(target)))
 
 
 def close_to(target: float, tol: float) -> Expectation:
     """|measured − target| ≤ tol (absolute agreement)."""
-    return Expectation(f"{_fmt(target)} ± {_fmt(tol)}", lambda x: _finite(x) and abs(x - target) <= tol)
+    return Expectation(f"{_fmt(target)} ± {_fmt(tol)}", lambda x: _finite(x) and abs(x - target) <= tol,
+                       lambda x: (tol - abs(x - target)) / _scale(tol))
+
+
+NEVER_TEXT = "never happens (not observed)"
+
+
+def never() -> Expectation:
+    """The paper's claim that an event does not happen: holds only for ``NOT_OBSERVED``."""
+    return Expectation(NEVER_TEXT, lambda x: x is NOT_OBSERVED)
 
 
 def is_true(text: str = "true") -> Expectation:
@@ -102,6 +151,8 @@ def _num(x: Any) -> bool:
 
 
 def _fmt(x: Any) -> str:
+    if isinstance(x, (list, tuple)):
+        return ", ".join(_fmt(v) for v in x)
     if isinstance(x, bool) or x is None:
         return str(x)
     if isinstance(x, int):
@@ -124,6 +175,58 @@ def _plain(x: Any) -> Any:
     return x
 
 
+# --------------------------------------------------------------------------- seeds
+@dataclass(frozen=True)
+class Rule:
+    """How per-seed values decide a claim: ``all`` seeds, the ``median``, or ``at_least`` k."""
+
+    name: str
+    k: int | None = None
+
+    def __str__(self) -> str:
+        return {"all": "every seed", "median": "median over seeds"}.get(self.name, f"at least {self.k} seeds")
+
+
+ALL_SEEDS = Rule("all")
+MEDIAN = Rule("median")
+
+
+def seeds_at_least(k: int) -> Rule:
+    return Rule("at_least", k)
+
+
+def _median(values: list) -> Any:
+    """The median of per-seed values; not observed unless every seed observed its event."""
+    import numpy as np
+
+    if not all(observed(v) and _num(v) for v in values):
+        return NOT_OBSERVED
+    return float(np.median(values))
+
+
+def decide(expected: Expectation, values: list, rule: Rule) -> tuple[bool, Any, int, float | None]:
+    """(holds, the value shown, seeds that hold, margin) for per-seed ``values`` under ``rule``.
+
+    The value shown is the one that decided: for ``all`` the seed nearest its bound (or the first
+    that fails), else the median. The margin is that value's distance from the bound.
+    """
+    held = [expected.holds(v) for v in values]
+    k = sum(held)
+    if rule.name == "all":
+        ok = k == len(values)
+        margins = [expected.margin(v) for v in values]
+        if all(m is not None for m in margins):
+            shown = values[min(range(len(values)), key=lambda i: margins[i])]
+        else:
+            shown = next((v for v, h in zip(values, held) if not h), _median(values) if ok else values[0])
+    elif rule.name == "median":
+        shown = _median(values)
+        ok = expected.holds(shown)
+    else:
+        ok, shown = k >= (rule.k or len(values)), _median(values)
+    return ok, shown, k, expected.margin(shown)
+
+
 # --------------------------------------------------------------------------- records
 @dataclass(frozen=True)
 class Claim:
@@ -136,16 +239,32 @@ class Claim:
     profile: str
     chapter: str
     reason: str | None = None  # why a known deviation is expected
+    # the form of Claims.claim (absent from claims made with the older Claims.check)
+    quantity: str | None = None  # what is measured, e.g. "t_test / t_train"
+    quote: str | None = None  # the paper's words the claim tests
+    basis: str | None = None  # "paper", or the argument for the bound
+    kind: str = "paper"  # or "consistency": holds by construction, counted apart
+    per_seed: list | None = None  # one value per seed
+    rule: str | None = None  # how per_seed decides
+    seeds_held: int | None = None  # seeds whose own value meets the expectation
+    margin: float | None = None  # distance of the deciding value from the bound, relative
+    one_value: str | None = None  # why a claim from a trained run rests on one value
 
     @property
     def ok(self) -> bool:
         return self.verdict in ("held", "known-deviation")
 
+    @property
+    def seeds(self) -> str:
+        """``"3/3"`` (seeds that hold of seeds run), or ``"—"`` for a single value."""
+        return f"{self.seeds_held}/{len(self.per_seed)}" if self.per_seed else "—"
+
     def _repr_markdown_(self) -> str:
         """Shown in the chapter where the claim is checked."""
         reason = f" ({self.reason})" if self.reason else ""
-        return (f"**{BADGE[self.verdict]}**{reason} — `{self.id}` ({self.paper_ref}): {self.statement}. "
-                f"Measured **{_fmt(self.measured)}**, expected {self.expected}.")
+        seeds = f", held in {self.seeds} seeds ({_fmt(self.per_seed)})" if self.per_seed else ""
+        return (f"{badge(self.verdict)}{reason} — `{self.id}` ({self.paper_ref}): {self.statement}. "
+                f"Measured **{_fmt(self.measured)}**, expected {self.expected}{seeds}.")
 
 
 def verdict(holds: bool, known_deviation: str | None) -> str:
@@ -175,13 +294,46 @@ class Claims:
 
     def check(self, id: str, paper_ref: str, statement: str, measured: Any,
               expected: Expectation, known_deviation: str | None = None) -> Claim:
-        """Record one claim and return it; the verdict is computed from ``expected``."""
-        if any(c.id == id for c in self.records):
-            raise ValueError(f"claim id {id!r} recorded twice in chapter {self.chapter!r}")
+        """Record one claim and return it; the verdict is computed from ``expected``.
+
+        The older form: a chapter not yet migrated to :meth:`claim` (no quote, basis or seeds;
+        ``companion claims --weak`` lists these)."""
         measured = _plain(measured)
-        claim = Claim(id, paper_ref, statement, measured, str(expected),
-                      verdict(expected.holds(measured), known_deviation), self.profile,
-                      self.chapter, known_deviation)
+        return self._add(Claim(id, paper_ref, statement, measured, str(expected),
+                               verdict(expected.holds(measured), known_deviation), self.profile,
+                               self.chapter, known_deviation, margin=expected.margin(measured)))
+
+    def claim(self, id: str, *, ref: str, quantity: str, expected: Expectation, measured: Any = None,
+              per_seed: list | None = None, rule: Rule = ALL_SEEDS, quote: str | None = None,
+              basis: str | None = None, kind: str = "paper", known_deviation: str | None = None,
+              one_value: str | None = None) -> Claim:
+        """Record a claim that can fail; see the module docstring. Give ``measured`` (one value:
+        say why in ``one_value`` if it comes from a trained run) or ``per_seed`` (one per seed)."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown claim kind {kind!r}; valid kinds: {', '.join(KINDS)}")
+        if (measured is None) == (per_seed is None):
+            raise ValueError(f"claim {id!r}: give exactly one of measured= and per_seed=")
+        if self.profile in STRICT_PROFILES:
+            if not basis or (kind == "paper" and not quote):
+                raise ValueError(f"claim {id!r} at profile {self.profile}: a claim needs quote= (the paper's words) "
+                                 f"and basis= ('paper', or the argument for its bound); a consistency check basis=")
+            if per_seed is not None and kind == "paper" and len(per_seed) < MIN_SEEDS:
+                raise ValueError(f"claim {id!r} at profile {self.profile}: {len(per_seed)} seed(s); a claim from "
+                                 f"trained runs needs at least {MIN_SEEDS}")
+        if per_seed is not None:
+            values = [_plain(v) for v in per_seed]
+            holds, shown, k, margin = decide(expected, values, rule)
+            extra = dict(per_seed=values, rule=str(rule), seeds_held=k)
+        else:
+            shown = _plain(measured)
+            holds, margin, extra = expected.holds(shown), expected.margin(shown), {}
+        return self._add(Claim(id, ref, quantity, shown, str(expected), verdict(holds, known_deviation),
+                               self.profile, self.chapter, known_deviation, quantity=quantity, quote=quote,
+                               basis=basis, kind=kind, margin=margin, one_value=one_value, **extra))
+
+    def _add(self, claim: Claim) -> Claim:
+        if any(c.id == claim.id for c in self.records):
+            raise ValueError(f"claim id {claim.id!r} recorded twice in chapter {self.chapter!r}")
         self.records.append(claim)
         self._write()
         return claim
@@ -193,7 +345,8 @@ class Claims:
         os.replace(tmp, self.path)
 
     def summary(self) -> dict[str, int]:
-        return {v: sum(c.verdict == v for c in self.records) for v in VERDICTS}
+        """Verdict counts of the paper's claims (consistency checks apart)."""
+        return {v: sum(c.verdict == v for c in self.records if c.kind == "paper") for v in VERDICTS}
 
     def table(self):
         """The chapter's claims table, for display as the last output of a chapter."""
@@ -205,33 +358,115 @@ class Claims:
 def load_claims(directory: Path | None = None) -> list[Claim]:
     """Every claim recorded under ``directory`` (default: the last build's claims)."""
     out: list[Claim] = []
+    def back(v: Any) -> Any:  # the sidecar spells NOT_OBSERVED as its name
+        return NOT_OBSERVED if v == repr(NOT_OBSERVED) else v
+
     for f in sorted((directory or claims_dir()).glob("*.json")):
-        out += [Claim(**d) for d in json.loads(f.read_text())]
+        for d in json.loads(f.read_text()):
+            d["measured"] = back(d["measured"])
+            if d.get("per_seed"):
+                d["per_seed"] = [back(v) for v in d["per_seed"]]
+            out.append(Claim(**d))
     return out
 
 
-BADGE = {"held": "✅ held", "failed": "❌ failed", "known-deviation": "⚠️ known deviation"}
+BADGE = {"held": "held", "failed": "FAILED", "known-deviation": "known deviation"}
+
+
+def badge(verdict: str) -> str:
+    """A verdict as a text badge (styled by ``_static/companion.css``; readable without it)."""
+    return f'<span class="claim-badge claim-{verdict}">{BADGE[verdict]}</span>'
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def markdown_table(records: list[Claim], with_chapter: bool = True) -> str:
+    """The paper's claims, then where each bound comes from, then the consistency checks."""
     if not records:
         return "*No claims recorded.*"
-    head = (["chapter"] if with_chapter else []) + ["claim", "paper", "statement", "measured",
-                                                    "expected", "verdict"]
-    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    paper = [c for c in records if c.kind == "paper"]
+    checks = [c for c in records if c.kind != "paper"]
+
+    def table(recs: list[Claim]) -> list[str]:
+        head = (["chapter"] if with_chapter else []) + ["claim", "paper", "quantity", "measured", "expected",
+                                                        "seeds", "verdict"]
+        rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for c in recs:
+            note = f" — {c.reason}" if c.reason else ""
+            seeds = f"{c.seeds}: {_fmt(c.per_seed)}" if c.per_seed else (f"one ({c.one_value})" if c.one_value else "—")
+            cells = ([c.chapter] if with_chapter else []) + [
+                f"`{c.id}`", c.paper_ref, c.statement, _fmt(c.measured), c.expected, seeds, badge(c.verdict) + note]
+            rows.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+        return rows
+
+    out = table(paper) if paper else ["*No claims of the paper recorded.*"]
+    sourced = [c for c in records if c.quote or c.basis]
+    if sourced:
+        out += ["", "**What each claim tests, and where its bound comes from:**", ""]
+        for c in sourced:
+            quote = f" The paper: “{c.quote}”" if c.quote else ""
+            basis = "the number is the paper's" if c.basis == "paper" else c.basis
+            out.append(f"- `{c.id}` ({c.paper_ref}).{quote} Bound: {basis}.")
+    if checks:
+        out += ["", "**Consistency checks** (they hold by construction: a failure means a bug, a pass is not "
+                "evidence for the paper; counted apart):", ""] + table(checks)
+    return "\n".join(out)
+
+
+#: what a paper item's claims say about it, as a whole (:func:`item_status`)
+STATUSES = ("reproduced", "partly", "not reproduced", "not observed", "absent")
+
+
+def item_status(records: list[Claim]) -> str:
+    """A paper item (figure, table, equation) from its claims of the paper: every one held →
+    reproduced; some → partly; none, with every measured event not observed → not observed;
+    none → not reproduced; no claim → absent. Consistency checks do not count."""
+    paper = [c for c in records if c.kind == "paper"]
+    if not paper:
+        return "absent"
+    held = [c.verdict == "held" for c in paper]
+    if all(held):
+        return "reproduced"
+    if any(held):
+        return "partly"
+    if all(c.measured is NOT_OBSERVED for c in paper):
+        return "not observed"
+    return "not reproduced"
+
+
+def status_badge(status: str) -> str:
+    return f'<span class="claim-badge item-{status.replace(" ", "-")}">{status}</span>'
+
+
+def weak(records: list[Claim], near: float = 0.05) -> list[tuple[Claim, list[str]]]:
+    """Held claims of the paper that are fragile: on one value of a trained run, within ``near``
+    (relative) of their bound, with a seed on the other side, or without the paper's words."""
+    out = []
     for c in records:
-        note = f" — {c.reason}" if c.reason else ""
-        cells = ([c.chapter] if with_chapter else []) + [
-            f"`{c.id}`", c.paper_ref, c.statement.replace("|", "\\|"), _fmt(c.measured),
-            c.expected, BADGE[c.verdict] + note.replace("|", "\\|")]
-        rows.append("| " + " | ".join(cells) + " |")
-    return "\n".join(rows)
+        if c.kind != "paper" or c.verdict != "held":
+            continue
+        why = []
+        if c.quote is None:
+            why.append("no quote or basis (older claim form)")
+        if not c.per_seed and c.one_value is None and c.quote is None:
+            why.append("one value")
+        if c.one_value:
+            why.append(f"one value ({c.one_value})")
+        if c.per_seed and c.seeds_held is not None and c.seeds_held < len(c.per_seed):
+            why.append(f"a seed on the other side ({c.seeds} hold)")
+        if c.margin is not None and abs(c.margin) < near:
+            why.append(f"within {near:.0%} of its bound (margin {c.margin:+.1%})")
+        if why:
+            out.append((c, why))
+    return out
 
 
 def text_table(records: list[Claim]) -> str:
     """A plain-text table for the terminal (``companion claims``)."""
-    rows = [("chapter", "claim", "paper", "measured", "expected", "verdict", "profile")]
-    rows += [(c.chapter, c.id, c.paper_ref, _fmt(c.measured), c.expected, c.verdict, c.profile)
-             for c in records]
+    rows = [("chapter", "claim", "paper", "measured", "expected", "seeds", "verdict", "profile")]
+    rows += [(c.chapter, c.id + (" (consistency)" if c.kind != "paper" else ""), c.paper_ref, _fmt(c.measured),
+              c.expected, c.seeds, c.verdict, c.profile) for c in records]
     widths = [min(max(len(str(r[i])) for r in rows), 40) for i in range(len(rows[0]))]
     return "\n".join("  ".join(str(v)[:40].ljust(w) for v, w in zip(r, widths)) for r in rows)

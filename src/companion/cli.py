@@ -5,7 +5,7 @@
                      [--chapter-timeout SECONDS] [--wait] [--allow-cdn]
     companion run    CHAPTER... [--profile P] [--device D] [--seed N] [--dry-run | --check]
                      [--time-limit S] [--jobs N] [--keep] [--only RE]... [--skip RE]... [--wait]
-    companion claims [--out DIR]
+    companion claims [--out DIR] [--weak]
     companion cache  verify | prune [--dry-run] [--wait]
 
 Bad input gets one line naming what is valid and exit status 2, never a traceback.
@@ -90,6 +90,9 @@ def parser() -> OneLineParser:
     r.add_argument("--wait", action="store_true", help="if another process holds the cache, wait for it")
     c = sub.add_parser("claims", help="print the claims of the last build")
     c.add_argument("--out", type=Path, default=None)
+    c.add_argument("--weak", action="store_true",
+                   help="list held claims that are fragile: one value, within 5%% of the bound, a seed on the "
+                        "other side, or no quote of the paper")
     k = sub.add_parser("cache", help="check the results cache, or remove what no current configuration can use")
     k.add_argument("action", choices=("verify", "prune"),
                    help="verify: check every entry's checksum (exit 1 if one is damaged); prune: remove entries "
@@ -127,9 +130,22 @@ def main(argv: list[str] | None = None) -> int:
             if not records:
                 print(f"companion: no claims under {out / 'claims'}; run `companion build` first")
                 return 1
+            if args.weak:
+                from companion.claims import weak
+
+                fragile = weak(records)
+                for c, why in fragile:
+                    print(f"{c.chapter}/{c.id} ({c.paper_ref}): {'; '.join(why)}")
+                print(f"{len(fragile)} of {sum(r.verdict == 'held' and r.kind == 'paper' for r in records)} held "
+                      f"claims of the papers are fragile")
+                return 0
             print(text_table(records))
-            counts = {v: sum(r.verdict == v for r in records) for v in ("held", "failed", "known-deviation")}
-            print(f"{counts['held']} held, {counts['failed']} failed, {counts['known-deviation']} known deviation")
+            paper = [r for r in records if r.kind == "paper"]
+            counts = {v: sum(r.verdict == v for r in paper) for v in ("held", "failed", "known-deviation")}
+            checks = [r for r in records if r.kind != "paper"]
+            print(f"{counts['held']} held, {counts['failed']} failed, {counts['known-deviation']} known deviation"
+                  + (f"; {len(checks)} consistency checks, {sum(r.verdict == 'failed' for r in checks)} failed"
+                     if checks else ""))
             return 0
         parser().print_help()
         return 2

@@ -40,7 +40,7 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
     """The Reproduction report: per chapter, every paper figure/table, its claims and verdicts,
     with a column for the kept paper-scale results where a chapter has them."""
     from companion import scales
-    from companion.claims import BADGE, _fmt
+    from companion.claims import BADGE, STATUSES, _fmt, badge, item_status, status_badge
     from companion.experiments import CHAPTERS, chapter_module
     from companion.runs import format_seconds
 
@@ -56,6 +56,8 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
                   "papers' own settings (profile `paper`, on a GPU; each chapter page says where and when). They "
                   "show what the papers' effects look like at full size; a claim missing there needs a result "
                   "that was not computed at that scale yet.", ""]
+    checks = [r for r in records if r.kind != "paper"]
+    records = [r for r in records if r.kind == "paper"]  # the paper's claims; consistency checks apart
     total = {v: sum(r.verdict == v for r in records) for v in BADGE}
     head = "| chapter | status | time | held | failed | known deviation |"
     rule = "|---|---|---|---|---|---|"
@@ -66,7 +68,7 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
     for ch in chapters:
         res = results.get(ch)
         recs = [r for r in records if r.chapter == ch]
-        status = "—" if res is None else ("executed" if res.ok else f"❌ failed: {res.error}")
+        status = "—" if res is None else ("executed" if res.ok else f"{badge('failed')} {res.error}")
         t = "—" if res is None else f"{res.seconds:.0f} s"
         row = (f"| {{doc}}`{ch}` | {status} | {t} | "
                + " | ".join(str(sum(r.verdict == v for r in recs)) for v in BADGE) + " |")
@@ -81,7 +83,9 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
                 row += " none | — | — | — | — |"
         lines.append(row)
     lines += ["", f"**Total: {total['held']} held, {total['failed']} failed, "
-              f"{total['known-deviation']} known deviations.**", ""]
+              f"{total['known-deviation']} known deviations** among the papers' claims"
+              + (f"; besides them {len(checks)} consistency checks (true by construction, so not evidence), "
+                 f"{sum(c.verdict == 'failed' for c in checks)} failed" if checks else "") + ".", ""]
     for ch, errs in view_errors.items():
         for e in errs:
             lines += [f"```{{warning}}\nAt the paper's scale a cell of `{ch}` raised {e}\n```", ""]
@@ -97,23 +101,26 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
         for r in recs:
             items += [i for i in paper_items(r.paper_ref) if i not in items]
         title = getattr(chapter_module(ch), "TITLE", ch) if ch in CHAPTERS else ch
-        lines += [f"## {title}", ""]
-        lines += (["| paper | claims | verdicts | paper scale |", "|---|---|---|---|"] if with_paper
-                  else ["| paper | claims | verdicts |", "|---|---|---|"])
+        statuses = {item: item_status([r for r in recs if item in paper_items(r.paper_ref)]) for item in items}
+        counts = ", ".join(f"{n} {st}" for st in STATUSES if (n := sum(v == st for v in statuses.values())))
+        lines += [f"## {title}", "", f"Paper items: {counts or 'none'}.", ""]
+        lines += (["| paper | status | claims | verdicts | paper scale |", "|---|---|---|---|---|"] if with_paper
+                  else ["| paper | status | claims | verdicts |", "|---|---|---|---|"])
         for item in items:
             mine = [r for r in recs if item in paper_items(r.paper_ref)]
             if mine:
-                cl = "<br>".join(f"`{r.id}`: {r.statement} (measured {_fmt(r.measured)}, expected {r.expected})"
-                                 .replace("|", "\\|") for r in mine)
-                vd = "<br>".join(BADGE[r.verdict] for r in mine)
-                pv = "<br>".join((f"{BADGE[q.verdict]} ({_fmt(q.measured)})" if (q := paper.get((ch, r.id)))
+                cl = "<br>".join((f"`{r.id}`: {r.statement} (measured {_fmt(r.measured)}, expected {r.expected}"
+                                  + (f", {r.seeds} seeds" if r.per_seed else "") + ")").replace("|", "\\|")
+                                 for r in mine)
+                vd = "<br>".join(badge(r.verdict) for r in mine)
+                pv = "<br>".join((f"{badge(q.verdict)} ({_fmt(q.measured)})" if (q := paper.get((ch, r.id)))
                                   else "—") for r in mine)
             else:
                 cl, vd, pv = "figure re-drawn; no numerical claim", "—", "—"
-            lines.append(f"| {item} | {cl} | {vd} |" + (f" {pv} |" if with_paper else ""))
+            lines.append(f"| {item} | {status_badge(statuses[item])} | {cl} | {vd} |" + (f" {pv} |" if with_paper else ""))
         ids = {r.id for r in recs}
         for q in (q for q in paper_records if q.chapter == ch and q.id not in ids):  # made at paper scale only
             text = f"`{q.id}`: {q.statement} (expected {q.expected})".replace("|", "\\|")
-            lines.append(f"| {q.paper_ref} | {text} | — | {BADGE[q.verdict]} ({_fmt(q.measured)}) |")
+            lines.append(f"| {q.paper_ref} | — | {text} | — | {badge(q.verdict)} ({_fmt(q.measured)}) |")
         lines.append("")
     return "\n".join(lines)

@@ -31,6 +31,10 @@ for (const file of pages) {
     mathSource: document.querySelectorAll(".math").length,
     mathRendered: document.querySelectorAll("mjx-container").length,
     text: document.body.innerText.length,
+    // verdict and status badges: rendered as elements with visible text and a box of their own
+    badges: [...document.querySelectorAll(".claim-badge")].map((b) => ({
+      text: b.innerText.trim(), width: b.getBoundingClientRect().width,
+      color: getComputedStyle(b).color, background: getComputedStyle(b).backgroundColor })),
   })) : {};
   out.push({ file, loaded, error, external, ...info });
   await page.close();

@@ -130,6 +130,10 @@ def modular_runs(runs: list[Run], device: str = "cpu") -> list[dict]:
     from companion import cache
     from companion.train import train_batched
 
+    from companion import kept
+
+    if kept.viewing():  # a page of kept results never trains: each one is kept or NotKept
+        return [modular_run(x, device) for x in runs]
     todo = [r for r in runs if not cache.done(modular_run, r, device)]
     if len({batch_signature(r) for r in todo}) > 1:
         raise ValueError("modular_runs needs runs of one batch signature")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from companion.events import observed
 from companion.plotting import TEST, TRAIN, paper_title, subplots
 
 
@@ -13,7 +14,7 @@ def training_curves(hist: dict, marks: dict):
     ax.plot(s, hist["train_acc"], color=TRAIN, label="train")
     ax.plot(s, hist["test_acc"], color=TEST, label="test")
     for key, c in (("t_train", TRAIN), ("t_test", TEST)):
-        if marks[key] < float("inf"):
+        if observed(marks[key]):
             ax.axvline(marks[key], color=c, ls=":", lw=1)
     ax.set(xscale="log", xlabel="step", ylabel="accuracy", ylim=(-0.02, 1.02))
     ax.legend()
