@@ -286,3 +286,17 @@ def test_a_terminated_build_stops_its_chapters_and_keeps_the_book(safe_book):
             return False
 
     assert not [p for p in chapter_processes if alive(p)]
+
+
+@pytest.mark.slow
+def test_a_jupyter_book_warning_fails_the_build_and_is_named(tmp_path):
+    root = make_book(tmp_path / "warn", {"refs": """
+        # %% [markdown]
+        # See {ref}`a-label-that-does-not-exist`.
+        # %%
+        print("a page with a broken reference")
+        """})
+    proc = companion("build", "--profile", "smoke", *CDN, cwd=root, env={"COMPANION_CACHE_DIR": str(tmp_path / "c")})
+    assert proc.returncode == 1
+    assert "Jupyter Book warned:" in proc.stderr and "a-label-that-does-not-exist" in proc.stderr
+    assert (root / "_build" / "html" / "book" / "refs.html").exists()  # published all the same

@@ -145,6 +145,14 @@ def merge_view(out: Path, name: str, dest: Path) -> list[str]:
     return merged.metadata["companion"]["paper_scale_errors"]
 
 
+def jupyter_book_warnings(log: str) -> list[str]:
+    """The WARNING lines of a Jupyter Book log, without colour codes."""
+    import re
+
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", log)
+    return [line.strip() for line in plain.splitlines() if "WARNING:" in line]
+
+
 def render(st: Path, out: Path) -> tuple[bool, str]:
     """Run Jupyter Book 1.x on the stage; copy the HTML to ``<out>/html``."""
     jb = Path(sys.executable).with_name("jupyter-book")
@@ -316,6 +324,9 @@ def _build(root: Path, out: Path, bdir: Path, profile: str, device: str, todo: l
     if profile in ("cpu", "paper"):
         failures += [f"claim {r.chapter}/{r.id} ({r.paper_ref}) failed: measured {r.measured}, expected {r.expected}"
                      for r in records if r.verdict == "failed" and r.chapter in results]
+    # a Jupyter Book warning is a defect of the book (a broken reference, a duplicate label):
+    # the book is published, and the build fails naming it
+    failures += [f"Jupyter Book warned: {w}" for w in (jupyter_book_warnings(log) if ok_render else [])]
     if ok_render:
         shutil.rmtree(bdir / "stage", ignore_errors=True)
         shutil.rmtree(bdir / "jobs", ignore_errors=True)

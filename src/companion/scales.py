@@ -150,6 +150,9 @@ def merge(main_nb, paper_nb, provenance: str):
         outs = _visible(p.get("outputs", []))
         if not outs or _same(outs, _visible(cell.get("outputs", []))):
             continue
+        # a figure cell's outputs become one labelled figure, its caption saying the scale (a
+        # note among them would be a second figure with the same label)
+        fig = cell.metadata.get("mystnb", {}).get("figure")
         err = next((o for o in outs if o["output_type"] == "error"), None)
         if err is not None:
             if err["ename"] == "NotKept":
@@ -161,10 +164,9 @@ def merge(main_nb, paper_nb, provenance: str):
                 errors.append(f"{err['ename']}: {err['evalue']}")
                 shown = [_note("**At the paper's scale this cell raised:**"), err]
         else:
-            shown = [_note("*At the paper's scale:*")] + outs
+            shown = outs if fig else [_note("*At the paper's scale:*")] + outs
         tags = [t for t in cell.metadata.get("tags", []) if t not in ("remove-output", "hide-output")]
         meta = {"tags": sorted(set(tags) | {"remove-input", "paper-scale"})}
-        fig = cell.metadata.get("mystnb", {}).get("figure")
         if fig:  # a figure of its own: its label must differ from the cpu figure's
             meta["mystnb"] = {"figure": {**fig, "name": f"{fig.get('name', 'fig')}-paper",
                                          "caption": "At the paper's scale: " + fig.get("caption", "")}}
