@@ -62,6 +62,18 @@ def test_departures_lists_nested_fields():
     assert departures(grokking.PROFILES["paper"], grokking.PAPER) == []
 
 
+def test_settings_the_paper_does_not_state_are_marked_at_every_profile():
+    from companion.experiments import grokking
+    from companion.profiles import departures_table, unstated_fields
+
+    assert ("train.n_evals", 200) in unstated_fields(grokking.PAPER) and ("p", 113) not in unstated_fields(grokking.PAPER)
+    paper = departures_table({"run": (grokking.PROFILES["paper"], grokking.PAPER)}, "paper").data
+    assert "0 setting(s) depart" in paper and "| `train.n_evals` | not stated (ours: 200) | 200 |" in paper
+    cpu = departures_table({"run": (grokking.PROFILES["cpu"], grokking.PAPER)}, "cpu").data
+    assert "5 setting(s) depart" in cpu and "| `train.n_evals` | not stated (ours: 200) | 120 |" in cpu
+    assert "| `p` | 113 | 47 |" in cpu
+
+
 def test_run_fills_the_cache_and_a_second_run_computes_nothing(tmp_path):
     env = {"COMPANION_CACHE_DIR": str(tmp_path / "cache")}
     first = companion("run", "grokking", "--profile", "smoke", env=env)

@@ -10,7 +10,9 @@ A *profile* is a named set of experiment configurations:
 
 Each experiment module keeps its configurations as frozen dataclasses whose *defaults are the
 paper's values*; reduced profiles are ``dataclasses.replace(paper, ...)`` so that every
-departure is one visible line, and :func:`departures` lists them for the chapter page.
+departure is one visible line, and :func:`departures` lists them for the chapter page. A field
+whose value the paper does not state is declared with :func:`unstated`: its default is ours,
+and the departures table says so ("not stated (ours: X)") at every profile, the paper's too.
 """
 
 from __future__ import annotations
@@ -53,6 +55,36 @@ def resolve_device(device: str) -> str:
     if device == "cuda" and not torch.cuda.is_available():
         raise ParameterError("device 'cuda' was asked for but torch sees no GPU; valid devices here: auto, cpu")
     return device
+
+
+def unstated(default: Any = dataclasses.MISSING, *, default_factory: Any = dataclasses.MISSING,
+             note: str = "") -> Any:
+    """A config field whose value the paper does not state (the default is ours)."""
+    return dataclasses.field(default=default, default_factory=default_factory,
+                             metadata={"stated": False, "note": note})
+
+
+@dataclass(frozen=True)
+class NotStated:
+    """The paper column of a setting the paper does not state."""
+
+    ours: Any
+
+    def __str__(self) -> str:
+        return f"not stated (ours: {self.ours})"
+
+
+def unstated_fields(config: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """Every field of ``config`` (nested dataclasses included, dotted names) declared with
+    :func:`unstated`, with its value in ``config``."""
+    out = []
+    for f in dataclasses.fields(config):
+        v = getattr(config, f.name)
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            out += unstated_fields(v, f"{prefix}{f.name}.")
+        elif f.metadata.get("stated") is False:
+            out.append((prefix + f.name, v))
+    return out
 
 
 def select(configs: Mapping[str, T], profile: str) -> T:
@@ -130,18 +162,28 @@ def setup(profile: str = DEFAULT_PROFILE, device: str = "auto", seed: int = 0) -
 
 
 def departures_table(pairs: Mapping[str, tuple[Any, Any]], profile: str):
-    """A Markdown table of every departure from the paper, for the top of a chapter.
+    """A Markdown table of every departure from the paper, for the top of a chapter, and of
+    every setting the paper does not state (its "paper" value is ours, and says so).
 
     ``pairs`` maps an experiment's name to ``(config at this profile, the paper's config)``.
     """
     from IPython.display import Markdown
 
-    rows = [(name, f, a, b) for name, (cfg, paper) in pairs.items() for f, a, b in departures(cfg, paper)]
+    rows = []
+    for name, (cfg, paper) in pairs.items():
+        ours = dict(unstated_fields(paper))
+        rows += [(name, f, NotStated(a) if f in ours else a, b) for f, a, b in departures(cfg, paper)]
+        moved = {f for f, _, _ in departures(cfg, paper)}
+        rows += [(name, f, NotStated(v), v) for f, v in unstated_fields(cfg) if f not in moved]
+    n_dep = sum(not isinstance(a, NotStated) for _, _, a, _ in rows)
+    n_ours = sum(isinstance(a, NotStated) for _, _, a, _ in rows)
     if not rows:
         return Markdown(f"At profile **{profile}** every setting is the paper's.")
+    what = f"{n_dep} setting(s) depart from the paper's" + (f" and {n_ours} are not stated in the paper (ours)"
+                                                             if n_ours else "")
     # folded (a sphinx-design dropdown) so that a long table does not bury the chapter's opening
-    lines = [f"At profile **{profile}**, {len(rows)} setting(s) depart from the paper's:", "",
-             f":::{{dropdown}} The {len(rows)} departures from the paper at profile {profile}", "",
+    lines = [f"At profile **{profile}**, {what}:", "",
+             f":::{{dropdown}} Settings at profile {profile} that are not the paper's", "",
              "| experiment | setting | paper | here |", "|---|---|---|---|"]
     short = lambda v: str(v) if len(str(v)) < 60 else str(v)[:57] + "…"  # noqa: E731
     lines += [f"| {n} | `{f}` | {short(a)} | {short(b)} |" for n, f, a, b in rows]

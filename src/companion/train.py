@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from companion import slices
+from companion.profiles import unstated
 
 OPTIMIZERS = ("adamw", "adam", "sgd")
 
@@ -36,11 +37,11 @@ class TrainConfig:
     momentum: float = 0.0  # sgd only
     warmup: int = 10  # linear warmup steps (0: none)
     batch_size: int | None = None  # None: full batch
-    n_evals: int = 150  # evaluation points, log-spaced in the step
-    loss_dtype: str = "float64"  # log-softmax precision (float32 produces late loss spikes)
+    n_evals: int = unstated(150)  # evaluation points, log-spaced in the step
+    loss_dtype: str = unstated("float64")  # log-softmax precision (float32 produces late loss spikes)
     stop_after_test_acc: float | None = None  # stop once test accuracy reaches this...
     stop_patience: float = 0.25  # ...and a further fraction of the steps taken so far has passed
-    seed: int = 0  # mini-batch order
+    seed: int = unstated(0)  # mini-batch order
 
     def __post_init__(self):
         from companion.profiles import one_of

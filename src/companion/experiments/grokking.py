@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from companion.cache import experiment
 from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
 from companion.models import Transformer, TransformerConfig
-from companion.profiles import select
+from companion.profiles import select, unstated
 from companion.tasks import modular_arithmetic
 from companion.train import TrainConfig, train, train_batched, weight_norm
 
@@ -33,7 +33,7 @@ class GrokkingConfig:
     train_frac: float = 0.3  # fraction of the p² pairs used for training
     model: TransformerConfig = field(default_factory=TransformerConfig)
     train: TrainConfig = field(default_factory=lambda: TrainConfig(steps=50_000, n_evals=200))
-    seed: int = 0  # data split and initialisation
+    seed: int = unstated(0)  # data split and initialisation
 
 
 PAPER = GrokkingConfig()
