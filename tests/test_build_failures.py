@@ -7,6 +7,7 @@ byte for byte; a failing chapter keeps its last good page; a stuck chapter is st
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -68,8 +69,9 @@ def make_book(root, chapters: dict):
                                    + "  - file: book/report\n")
     (root / "book" / "intro.md").write_text("# Tiny book\n")
     (root / "book" / "report.md").write_text("# Report\n")
-    for name, body in chapters.items():
-        (root / "book" / f"{name}.py").write_text(HEADER + PARAMS + textwrap.dedent(body))
+    for name, body in chapters.items():  # a title, or Jupyter Book warns (and a warning fails a build)
+        (root / "book" / f"{name}.py").write_text(HEADER + f"# %% [markdown]\n# # {name}\n\n" + PARAMS
+                                                  + textwrap.dedent(body))
     return root
 
 
@@ -97,7 +99,7 @@ def test_failing_chapter_is_named_and_the_others_render(tiny_book, tmp_path):
     bad = (html / "bad.html").read_text()
     assert "this chapter is broken" in bad  # the page shows the error instead of vanishing
     report = (html / "report.html").read_text()
-    assert "recorded before the error" in report and "failed: RuntimeError" in report
+    assert "recorded before the error" in report and "RuntimeError: this chapter is broken" in report
     build = json.loads((out / "build.json").read_text())
     assert build["chapters"]["good"]["ok"] and not build["chapters"]["bad"]["ok"]
 
@@ -216,7 +218,7 @@ def test_a_failing_chapter_keeps_its_last_good_page(safe_book):
     assert "the good flaky page" in page and "failed in the latest build" in page
     assert "flaky broke this time" in page and "last successful page" in page
     report = (root / "_build" / "html" / "book" / "report.html").read_text()
-    assert "failed: RuntimeError" in report
+    assert "RuntimeError: flaky broke this time" in report and "claim-failed" in report
     # failing again keeps one banner over the same good page; a green build removes it
     companion("build", "--profile", "smoke", "--chapter", "flaky", *CDN, cwd=root, env={**env, "FLAKY_FAIL": "1"})
     page = (root / "_build" / "html" / "book" / "flaky.html").read_text()
@@ -246,11 +248,12 @@ def test_a_stuck_chapter_is_stopped_by_name_and_the_others_render(safe_book):
     root, env = safe_book
     t0 = time.time()
     proc = companion("build", "--profile", "smoke", "--chapter-timeout", "30", *CDN, cwd=root,
-                     env={**env, "SLOW_SECONDS": "600"})
+                     env={**env, "SLOW_SECONDS": "600", "COMPANION_PROGRESS_EVERY": "5"})
     assert time.time() - t0 < 300
     assert proc.returncode == 1
     assert "chapter slow raised: stopped after 30 s" in proc.stderr, proc.stderr
     assert "[quick] ok" in proc.stdout and "[flaky] ok" in proc.stdout
+    assert re.search(r"\[build\] running: .*slow cell \d+/\d+, 0:\d\d", proc.stdout), proc.stdout  # live progress
     html = root / "_build" / "html" / "book"
     assert "the good flaky page" in (html / "flaky.html").read_text()
     slow = (html / "slow.html").read_text()

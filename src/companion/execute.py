@@ -213,11 +213,47 @@ def kill_tree(pid: int) -> None:
             pass
 
 
+def report_progress(path: Path) -> None:
+    """Make papermill, in this process, write ``{"done": cells executed, "total": cells}`` to
+    ``path`` as each cell completes (the build prints it while the chapter runs)."""
+    from papermill.engines import NotebookExecutionManager
+
+    complete = NotebookExecutionManager.cell_complete
+
+    def cell_complete(self, cell, cell_index=None, **kwargs):
+        complete(self, cell, cell_index, **kwargs)
+        try:
+            path.write_text(json.dumps({"done": (cell_index or 0) + 1, "total": len(self.nb.cells)}))
+        except OSError:
+            pass
+
+    NotebookExecutionManager.cell_complete = cell_complete
+
+
 def _child(spec_path: str) -> None:
     """Entry point of a chapter's process: execute it, write its :class:`ChapterResult` as JSON."""
     spec = json.loads(Path(spec_path).read_text())
+    report_progress(Path(spec["result"]).with_name(Path(spec["result"]).name.replace(".result.", ".progress.")))
     res = execute_chapter(spec["root"], spec["out"], spec["name"], spec["parameters"], spec["env"], spec["view"])
     Path(spec["result"]).write_text(json.dumps(asdict(res)))
+
+
+#: seconds between the build's lines on the chapters still running
+PROGRESS_EVERY = float(os.environ.get("COMPANION_PROGRESS_EVERY", 60))
+
+
+def print_progress(bdir: Path, running: dict) -> None:
+    """One line: each running chapter, the cells it has executed of its total, and its time."""
+    parts = []
+    for tag, (_, t0, *_rest) in running.items():
+        try:
+            pr = json.loads((bdir / "jobs" / f"{tag}.progress.json").read_text())
+            cells = f"cell {pr['done']}/{pr['total']}"
+        except (OSError, ValueError, KeyError):
+            cells = "starting"
+        m, sec = divmod(int(time.time() - t0), 60)
+        parts.append(f"{tag} {cells}, {m}:{sec:02d}")
+    print(f"[build] running: {'; '.join(parts)}", flush=True)
 
 
 #: lines of a chapter process's output that are the kernel's start-up and shut-down noise
@@ -245,8 +281,12 @@ def run_chapters(root: Path, bdir: Path, work: list[tuple[str, bool, dict, dict,
     pending, running = list(work), {}
     (bdir / "jobs").mkdir(exist_ok=True)
     (bdir / "logs").mkdir(exist_ok=True)
+    last_progress = time.time()
     try:
         while pending or running:
+            if running and time.time() - last_progress >= PROGRESS_EVERY:
+                print_progress(bdir, running)
+                last_progress = time.time()
             while pending and len(running) < jobs:
                 name, view, params, env, timeout = pending.pop(0)
                 tag = f"{name}{'-paper' if view else ''}"
