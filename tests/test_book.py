@@ -121,4 +121,4 @@ def test_same_profile_and_seed_give_identical_claims(smoke_book, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     first = {r.id: r.measured for r in load_claims(OUT / "claims") if r.chapter == "grokking"}
     second = {r.id: r.measured for r in load_claims(tmp_path / "claims")}
-    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+    assert first and json.dumps(first, sort_keys=True, default=str) == json.dumps(second, sort_keys=True, default=str)

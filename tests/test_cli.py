@@ -78,7 +78,7 @@ def test_run_fills_the_cache_and_a_second_run_computes_nothing(tmp_path):
     env = {"COMPANION_CACHE_DIR": str(tmp_path / "cache")}
     first = companion("run", "grokking", "--profile", "smoke", env=env)
     assert first.returncode == 0, first.stderr
-    assert "1 experiment(s) computed" in first.stdout
+    assert "3 experiment(s) computed" in first.stdout  # the grokking run at 3 seeds
     second = companion("run", "grokking", "--profile", "smoke", env=env)
     assert "0 experiment(s) computed" in second.stdout
 

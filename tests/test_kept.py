@@ -160,7 +160,8 @@ def test_the_book_shows_kept_paper_results_beside_the_cpu_ones(tmp_path, monkeyp
            "COMPANION_PAPER_VIEW": "1"}
     monkeypatch.setenv("COMPANION_RESULTS_DIR", str(res))
     monkeypatch.setattr(kept, "KEEP_CHAPTER", "grokking")
-    kept.keep(grokking.training_run.experiment_name, cfg, "cuda", hist, 126.0, note="written by a test")
+    for c in grokking.seed_configs(cfg):  # the chapter's claims use 3 seeds
+        kept.keep(grokking.training_run.experiment_name, c, "cuda", hist, 42.0, note="written by a test")
     monkeypatch.setattr(kept, "KEEP_CHAPTER", None)
     (res / "runs.jsonl").write_text(json.dumps({"chapters": ["grokking"], "profile": "paper", "wall_s": 126.0}) + "\n")
     out = tmp_path / "book"
@@ -169,7 +170,7 @@ def test_the_book_shows_kept_paper_results_beside_the_cpu_ones(tmp_path, monkeyp
     assert "grokking @ paper scale, kept results] ok" in proc.stdout
     merged = nbformat.read(out / "merged" / "grokking.ipynb", as_version=4)
     notes = [c.source for c in merged.cells if c.cell_type == "markdown" and "paper-scale" in c.metadata.get("tags", [])]
-    assert len(notes) == 1 and "1 kept result(s)" in notes[0] and "2.1 min" in notes[0]
+    assert len(notes) == 1 and "3 kept result(s)" in notes[0] and "2.1 min" in notes[0]
     twins = [c for c in merged.cells if c.cell_type == "code" and "paper-scale" in c.metadata.get("tags", [])]
     assert any(o.get("data", {}).get("image/png") for c in twins for o in c.outputs)  # the paper-scale figure
     paper_claims = json.loads((out / "claims-paper" / "grokking.json").read_text())
