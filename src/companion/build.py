@@ -312,7 +312,7 @@ def _build(root: Path, out: Path, bdir: Path, profile: str, device: str, todo: l
     paper_records = [r for r in load_claims(bdir / "claims-paper") if r.chapter in views]
     view_errors = {ch: merge_view(bdir, ch, bdir / "merged" / f"{ch}.ipynb") for ch in views}
     now = time.strftime("%Y-%m-%d %H:%M %Z")
-    pages = chapter_pages(out, bdir, available, results, views, profile, now)
+    pages = chapter_pages(bdir, available, results, views, profile, now)
     report = report_markdown(records, available, results, profile, paper_records, view_results, view_errors)
     ok_render, log = render(stage(root, bdir, report, pages), bdir)
     (bdir / "build.json").write_text(json.dumps({

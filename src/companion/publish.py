@@ -104,7 +104,7 @@ def banner_cell(name: str, error: str, failed_at: str, good: dict):
         f"not from the code that failed.\n```")
 
 
-def chapter_pages(out: Path, bdir: Path, available: list[str], results: dict, views: list[str],
+def chapter_pages(bdir: Path, available: list[str], results: dict, views: list[str],
                   profile: str, now: str) -> dict[str, Path]:
     """The page each chapter shows, and ``status.json`` brought up to date.
 
