@@ -27,9 +27,9 @@ import torch.nn.functional as F
 
 from companion.experiments import progress_measures as ex
 from companion.measures.embedding import med
-from companion.models_gu import gu_config, gu_transformer
-from companion.tasks import modular_split
-from companion.train import cross_entropy, evaluate, make_optimizer
+from companion.models.gu import gu_config, gu_transformer
+from companion.data.modular import modular_split
+from companion.train import cross_entropy, evaluate, optimizer_for
 
 
 def full_logits(model, x):
@@ -78,9 +78,9 @@ def timed(fn, n, device="cpu"):
 
 
 def ensemble_rows(run, data, device: str, n: int, ks=(1, 4, 16)) -> list[dict]:
-    """Per-step wall time of a K-seed ensemble (``companion.ensemble``, one vmapped program,
+    """Per-step wall time of a K-seed ensemble (``companion.train.ensemble``, one vmapped program,
     each member on its own split) against K = 1, and against K single-seed steps."""
-    from companion.ensemble import Ensemble, ensemble_loss
+    from companion.train.ensemble import Ensemble, ensemble_loss
 
     p = run.p
     rows = []
@@ -89,7 +89,7 @@ def ensemble_rows(run, data, device: str, n: int, ks=(1, 4, 16)) -> list[dict]:
         X = torch.stack([d.train_x for d in datas]).to(device)
         Y = torch.stack([d.train_y for d in datas]).to(device)
         ens = Ensemble([gu_transformer(gu_config(p), s).to(device) for s in range(K)])
-        opt = make_optimizer(ens.parameters(), run.train)
+        opt = optimizer_for(ens.parameters(), run.train)
 
         def step():
             loss = ensemble_loss(ens.forward(X), Y)
@@ -132,10 +132,10 @@ def main(n: int = 20, device: str = "cpu", authors_code: str | None = None) -> d
     p = run.p
     data = modular_split(p, "add", 0, "random", 0, run.train_frac, 0).to(device)
     m1 = gu_transformer(gu_config(p), 0).to(device)
-    o1 = make_optimizer(m1.parameters(), run.train)
+    o1 = optimizer_for(m1.parameters(), run.train)
     a_cpu, a_wall = timed(lambda: authors_epoch(m1, o1, data, p), n, device)
     m2 = gu_transformer(gu_config(p), 0).to(device)
-    o2 = make_optimizer(m2.parameters(), run.train)
+    o2 = optimizer_for(m2.parameters(), run.train)
     s_cpu, s_wall = timed(lambda: library_step(m2, o2, data), n, device)
     mask = torch.zeros(p * p, dtype=torch.bool)
     mask[(data.train_x[:, 0] * p + data.train_x[:, 1]).cpu()] = True

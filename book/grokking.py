@@ -61,7 +61,7 @@ profiles.departures_table({"training run": (cfg, ex.PAPER)}, profile)
 #
 # Each input is the token sequence $[a, b, =]$ with $a, b \in \{0,\dots,p-1\}$; the label is
 # $c = (a + b) \bmod p$, read from the logits at the "=" position. The transformer
-# (`companion.models.Transformer`) has learned token and position embeddings, one attention
+# (`companion.models.transformer.Transformer`) has learned token and position embeddings, one attention
 # layer with 4 heads and a ReLU MLP of width 512, no LayerNorm, initialised as in Nanda et
 # al.'s code. Training is full batch: every step sees all training pairs.
 

@@ -40,7 +40,7 @@ import numpy as np
 from IPython.display import Markdown, display
 from scipy.stats import spearmanr
 
-from companion import groktransfer as G
+from companion.models import fnn as G
 from companion import profiles
 from companion.claims import Claims, at_least, at_most, between, close_to, greater_than, is_true, less_than, within
 from companion.experiments import groktransfer as ex

@@ -34,7 +34,7 @@ seed = 0
 # %% tags=["remove-cell"]
 import numpy as np
 
-from companion import lazy_rich_plots as pl
+from companion.figures import lazy_rich as pl
 from companion import profiles
 from companion.claims import Claims, at_least, at_most, greater_than, is_true, less_than
 from companion.experiments import lazy_rich as ex

@@ -25,7 +25,7 @@
 # with ratio $\lambda = d_{\rm in}/N_{\rm tr}$). The dynamics are solvable, so this chapter can
 # be exact: every theory curve comes from the paper's formulas
 # (`companion.theory.linear_estimators`), every simulation is exact full-batch GD evaluated in
-# the eigenbasis of $\Sigma_{\rm tr}$ (`companion.linear_teacher_student`), and the agreement is
+# the eigenbasis of $\Sigma_{\rm tr}$ (`companion.models.linear_teacher_student`), and the agreement is
 # measured. Where the paper's own formulas are wrong, the Errata section at the end gives the
 # numbers.
 

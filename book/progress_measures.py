@@ -434,7 +434,7 @@ display(Markdown(bench if isinstance(bench, str) else figs.md_table(list(bench[0
 
 # %% [markdown]
 # On a GPU one step of this model is a few milliseconds of kernel launches, so several seeds cost
-# little more than one when they run as one program (`companion.ensemble`: the parameters of K
+# little more than one when they run as one program (`companion.train.ensemble`: the parameters of K
 # models stacked, the forward `vmap`-ed, one AdamW over the stacks, which is exactly K AdamWs):
 
 # %% tags=["remove-input"]

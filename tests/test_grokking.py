@@ -7,9 +7,10 @@ import pytest
 import torch
 
 from companion.experiments import grokking
-from companion.models import Transformer, TransformerConfig
-from companion.tasks import OPERATIONS, modular_arithmetic, modular_table
-from companion.train import TrainConfig, first_step, log_steps, train
+from companion.models.transformer import Transformer, TransformerConfig
+from companion.data.modular import OPERATIONS, modular_arithmetic, modular_table
+from companion.events import first_crossing
+from companion.train import TrainConfig, log_steps, train
 
 
 def polynomial(name: str, x: int, y: int) -> int:
@@ -83,7 +84,7 @@ def test_log_steps():
 
 def test_first_step():
     steps, acc = np.array([0, 10, 100]), np.array([0.1, 0.995, 1.0])
-    assert first_step(steps, acc, 0.99) == 10 and first_step(steps, acc, 1.01) == math.inf
+    assert first_crossing(steps, acc, 0.99) == 10 and first_crossing(steps, acc, 1.01, never=math.inf) == math.inf
 
 
 def test_training_fits_a_small_table_and_is_deterministic():

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from companion import groktransfer as G
-from companion import groktransfer_features as GF
-from companion import grokfast
-from companion import xor as X
+from companion.models import fnn as G
+from companion.data import embeddings as GF
+from companion.train import grokfast
+from companion.data import xor as X
 
 
 def _toy_data(seed=0, n=60, V=11):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from companion.lazy_rich_models import BatchedAdamW, hermite, log_grid, run_committee
+from companion.models.committee import BatchedAdamW, hermite, log_grid, run_committee
 from companion.measures import ntk as ntkm
 from companion.theory import lazy_rich as th
 
@@ -168,8 +168,8 @@ def test_hermite_polynomials():
 
 def test_modular_mlp_gradient_matches_autograd():
     """The analytic GD step of App. 8.3's x² MLP == autograd on the paper's loss MSE/s²."""
-    from companion.lazy_rich_nets import train_modular_mlp
-    from companion.tasks import modular_arithmetic
+    from companion.models.lazy_rich import train_modular_mlp
+    from companion.data.modular import modular_arithmetic
 
     data = modular_arithmetic(7, "add", 0.5, 0)
     r = train_modular_mlp(data, (0.7,), 5, 1, [0, 1], lr0=3.0, seed=4)
@@ -189,9 +189,9 @@ def test_modular_mlp_gradient_matches_autograd():
 
 
 def test_scaled_transformer_is_centred():
-    from companion.lazy_rich_nets import ScaledTransformer
-    from companion.models import Transformer, TransformerConfig
-    from companion.tasks import modular_arithmetic
+    from companion.models.lazy_rich import ScaledTransformer
+    from companion.models.transformer import Transformer, TransformerConfig
+    from companion.data.modular import modular_arithmetic
 
     data = modular_arithmetic(7, "add", 0.5, 0)
     m = ScaledTransformer(Transformer(TransformerConfig(p=7, d_model=16, d_mlp=32, n_heads=2), seed=0), 7, 0.5)
@@ -203,7 +203,7 @@ def test_scaled_transformer_is_centred():
 
 
 def test_idx_reader_and_digits_loader(tmp_path):
-    from companion.digits import load_digits_dataset, read_idx, write_idx
+    from companion.data.digits import load_digits_dataset, read_idx, write_idx
 
     rng = np.random.default_rng(0)
     imgs = rng.integers(0, 256, size=(30, 28, 28), dtype=np.uint8)

@@ -8,7 +8,7 @@ import torch
 from scipy import special
 
 from companion.experiments.linear_estimators import fit_divergence
-from companion.linear_teacher_student import LinearGD, train_two_layer
+from companion.models.linear_teacher_student import LinearGD, train_two_layer
 from companion.theory import linear_estimators as th
 
 

@@ -89,8 +89,8 @@ def test_resnet18_steps_at_224_and_its_batch_fits():
     """Fig. 7's ResNet-18 at the paper's 224² input: one step on 2 images; activations of the
     paper's batch of 200 (every module output, kept for backward) bounded against the GPU."""
     from companion.experiments import progress_measures as ex
-    from companion.polygons import N_CLASSES
-    from companion.resnet import ResNet18, ResNet18Config
+    from companion.data.polygons import N_CLASSES
+    from companion.models.resnet import ResNet18, ResNet18Config
 
     cfg = ex.config("fig7", "paper")
     model = ResNet18(ResNet18Config(width=cfg.width, stem=cfg.stem, n_classes=N_CLASSES), 0)
@@ -114,11 +114,11 @@ def test_large_gu_runs_step_and_their_evaluations_fit(p, d_model):
     """One training step at the paper's shapes (no evaluation), and the largest tensor an
     evaluation builds (float64 MLP activations over all p² pairs) bounded against the GPU."""
     from companion.experiments import progress_measures as ex
-    from companion.train import cross_entropy, make_optimizer
+    from companion.train import cross_entropy, optimizer_for
 
     run = replace(ex.Run(), p=p, d_model=d_model)
     data, model, _, _ = ex._setup(run, "cpu")
-    opt = make_optimizer(model.parameters(), run.train)
+    opt = optimizer_for(model.parameters(), run.train)
     loss = cross_entropy(model(data.train_x), data.train_y, run.train.loss_dtype)
     loss.backward()
     opt.step()
@@ -160,7 +160,7 @@ def test_deep_transformers_step_on_a_small_batch():
     """Figs. 8a/13: the 8-layer d_model 512 transformer, and Fig. 13's parity transformers, one
     step each on 4 examples at the paper's widths and depths."""
     from companion.experiments import groktransfer as ex
-    from companion.models import Transformer, TransformerConfig
+    from companion.models.transformer import Transformer, TransformerConfig
 
     tf = ex.tf_runs("paper", "add", "8a")["scratch"]
     par = ex.TFPAR["paper"]

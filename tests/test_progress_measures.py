@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from companion.measures import embedding as me
-from companion.models_gu import gu_config, gu_transformer, toeplitz_embedding
-from companion.tasks import OPERATIONS, modular_split
+from companion.models.gu import gu_config, gu_transformer, toeplitz_embedding
+from companion.data.modular import OPERATIONS, modular_split
 from companion.theory import progress_measures as th
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from companion import polygons
-from companion.resnet import ResNet18, ResNet18Config
+from companion.data import polygons
+from companion.models.resnet import ResNet18, ResNet18Config
 
 
 def test_fig6_labels_are_side_sums():

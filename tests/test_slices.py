@@ -63,8 +63,8 @@ class TwoPhase:
 @cache.experiment
 def two_phase(cfg: TwoPhase, device: str = "cpu") -> dict:
     """Two training loops in one experiment (like a weak model, then a target on it)."""
-    from companion.tasks import modular_arithmetic
-    from companion.models import Transformer
+    from companion.data.modular import modular_arithmetic
+    from companion.models.transformer import Transformer
     from companion.train import train
 
     g = grokking.config("smoke")

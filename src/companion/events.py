@@ -59,12 +59,16 @@ def observed(x: Any) -> bool:
     return x is not NOT_OBSERVED and not (isinstance(x, float) and math.isnan(x))
 
 
-def first_crossing(steps: np.ndarray, values: np.ndarray, threshold: float, below: bool = False):
+def first_crossing(steps: np.ndarray, values: np.ndarray, threshold: float, below: bool = False,
+                   never: Any = NOT_OBSERVED):
     """The first logged step at which ``values >= threshold`` (``<=`` with ``below``);
-    :data:`NOT_OBSERVED` if that never happens in the run."""
-    v = np.asarray(values, dtype=float)
+    ``never`` (:data:`NOT_OBSERVED`) if that never happens in the run.
+
+    ``never=math.inf`` is the convention of claims not yet moved to :mod:`companion.claims`'
+    rules (an ∞ that compares); new code leaves the default."""
+    v = np.asarray(values)  # compared in its own dtype (a float32 history against float32(threshold))
     hit = np.nonzero(v <= threshold if below else v >= threshold)[0]
-    return float(np.asarray(steps)[hit[0]]) if len(hit) else NOT_OBSERVED
+    return float(np.asarray(steps)[hit[0]]) if len(hit) else never
 
 
 def ratio(late: Any, early: Any, floor: float = 1.0):

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 
 from companion.cache import experiment
 from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
-from companion.models import Transformer, TransformerConfig
+from companion.models.transformer import Transformer, TransformerConfig
 from companion.profiles import select, unstated
-from companion.tasks import modular_arithmetic
+from companion.data.modular import modular_arithmetic
 from companion.train import TrainConfig, train, train_batched, weight_norm
 
 TITLE = "Grokking on modular addition"

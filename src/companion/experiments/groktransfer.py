@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import torch
 
-from companion import groktransfer as G
-from companion import xor as X
+from companion.models import fnn as G
+from companion.data import xor as X
 from companion.cache import experiment
 from companion.profiles import select
 
@@ -74,7 +74,7 @@ class Target:
 
 
 def _data(w: Weak):
-    from companion.tasks import modular_arithmetic
+    from companion.data.modular import modular_arithmetic
 
     return G.Pairs(modular_arithmetic(w.p, w.op, w.train_frac, w.seed))
 
@@ -308,8 +308,8 @@ FIG2["smoke"] = replace(FIG2["cpu"], width=16, epochs=30, ntk_every=10, ntk_prob
 @experiment
 def fig2(cfg: Fig2, device: str = "cpu") -> dict:
     """Train one FNN per fixed embedding; record accuracies and the pNTK kernel distance."""
-    from companion import groktransfer_features as GF
-    from companion.tasks import modular_arithmetic
+    from companion.data import embeddings as GF
+    from companion.data.modular import modular_arithmetic
 
     d = G.Pairs(modular_arithmetic(cfg.p, "add", cfg.train_frac, cfg.seed))
     out = {}
@@ -486,9 +486,9 @@ class TFRun:
 
 @experiment
 def tf_run(cfg: TFRun, device: str = "cpu") -> dict:
-    from companion import grokfast
-    from companion.models import Transformer, TransformerConfig
-    from companion.tasks import modular_arithmetic
+    from companion.train import grokfast
+    from companion.models.transformer import Transformer, TransformerConfig
+    from companion.data.modular import modular_arithmetic
     from companion.train import TrainConfig, train
 
     G.fast_allocator()
@@ -585,7 +585,7 @@ TFPAR["smoke"] = replace(TFPAR["cpu"], d_model=16, d_mlp=32, n_train=100, n_test
 
 @experiment
 def tf_parity(cfg: TFParity, device: str = "cpu") -> dict:
-    from companion.models import Transformer, TransformerConfig
+    from companion.models.transformer import Transformer, TransformerConfig
     from companion.train import TrainConfig, train
 
     G.fast_allocator()
@@ -633,7 +633,7 @@ DIGITS["smoke"] = replace(DIGITS["cpu"], epochs=20, weak_epochs=20, width=16)
 
 @experiment
 def digits(cfg: Digits, device: str = "cpu") -> dict:
-    from companion.digits import load_digits_dataset
+    from companion.data.digits import load_digits_dataset
 
     xtr, ytr, xte, yte, source = load_digits_dataset(cfg.n_train, cfg.n_test, cfg.seed)
     data = _Split((xtr, ytr), (xte, yte))

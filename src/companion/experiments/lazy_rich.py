@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from companion.cache import experiment
-from companion.lazy_rich_models import log_grid, run_committee
+from companion.models.committee import log_grid, run_committee
 from companion.theory import lazy_rich as th
 
 DT = torch.float64
@@ -411,8 +411,8 @@ FIG2_PROFILES = {"paper": FIG2,
 
 @experiment
 def fig2(cfg: ModMLP, device: str = "cpu") -> dict:
-    from companion.lazy_rich_nets import train_modular_mlp
-    from companion.tasks import modular_arithmetic
+    from companion.models.lazy_rich import train_modular_mlp
+    from companion.data.modular import modular_arithmetic
 
     data = modular_arithmetic(cfg.p, "add", cfg.train_frac, cfg.seed)
     r = train_modular_mlp(data, cfg.scales, cfg.N, cfg.steps, log_grid(cfg.steps, cfg.n_log), cfg.lr0, cfg.seed)
@@ -441,7 +441,7 @@ FIG17_PROFILES = {"paper": FIG17, "cpu": replace(FIG17, steps=5_000), "smoke": r
 
 @experiment
 def student_teacher(cfg: StudentTeacher, device: str = "cpu") -> dict:
-    from companion.lazy_rich_nets import train_student_teacher
+    from companion.models.lazy_rich import train_student_teacher
 
     r = train_student_teacher(cfg.scales, cfg.steps, log_grid(cfg.steps, cfg.n_log), thresholds=cfg.thresholds)
     r["scales"] = list(cfg.scales)
@@ -463,7 +463,7 @@ FIG13B_PROFILES = {"paper": STLin(), "cpu": STLin(steps=1_500), "smoke": STLin(s
 
 @experiment
 def fig13b(cfg: STLin, device: str = "cpu") -> dict:
-    from companion.lazy_rich_nets import train_st_linearised
+    from companion.models.lazy_rich import train_st_linearised
 
     return train_st_linearised(cfg.steps, log_grid(cfg.steps, cfg.n_log), width=cfg.width)
 
@@ -506,7 +506,7 @@ def direct(cfg: Direct, device: str = "cpu") -> dict:
         X = torch.randn(q.P, q.D, generator=g, dtype=DT) / math.sqrt(q.D)
         Xt = torch.randn(cfg.n_test, q.D, generator=g, dtype=DT) / math.sqrt(q.D)
         if cfg.hermite_k > 2:
-            from companion.lazy_rich_models import hermite
+            from companion.models.committee import hermite
 
             beta = beta / beta.norm() * math.sqrt(q.D)  # β·x ~ N(0, 1)
             lab = lambda Z: hermite(Z @ beta, cfg.hermite_k)  # noqa: E731
@@ -563,8 +563,8 @@ FIG6A_PROFILES = {"paper": FIG6A,
 
 @experiment
 def fig6a(cfg: Digits, device: str = "cpu") -> dict:
-    from companion.digits import load_digits_dataset
-    from companion.lazy_rich_nets import train_digits_mlp
+    from companion.data.digits import load_digits_dataset
+    from companion.models.lazy_rich import train_digits_mlp
 
     Xtr, ytr, Xte, yte, source = load_digits_dataset(cfg.n_train, cfg.n_test, cfg.seed)
     r = train_digits_mlp(Xtr, ytr, Xte, yte, cfg.alphas, cfg.steps, log_grid(cfg.steps, cfg.n_log),
@@ -602,9 +602,9 @@ FIG12_PROFILES = {"paper": FIG12, "cpu": replace(FIG12, **TF_CPU),
 @experiment
 def transformer(cfg: Tf, device: str = "cpu") -> dict:
     """One-layer transformer with centred, α-scaled logits; one run per (α, weight decay)."""
-    from companion.lazy_rich_nets import ScaledTransformer
-    from companion.models import Transformer, TransformerConfig
-    from companion.tasks import modular_arithmetic
+    from companion.models.lazy_rich import ScaledTransformer
+    from companion.models.transformer import Transformer, TransformerConfig
+    from companion.data.modular import modular_arithmetic
     from companion.train import TrainConfig, train
 
     data = modular_arithmetic(cfg.p, "add", cfg.frac, cfg.seed).to(device)

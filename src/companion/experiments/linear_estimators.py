@@ -1,10 +1,10 @@
 """Grokking in linear estimators (Levi, Beck & Bar Sinai, ICLR 2024): every figure, theory
 against exact simulation.
 
-Figs. 1–3, 5–7 use the Gaussian teacher–student model (:mod:`companion.linear_teacher_student`,
+Figs. 1–3, 5–7 use the Gaussian teacher–student model (:mod:`companion.models.linear_teacher_student`,
 simulated exactly in the eigenbasis) and its theory (:mod:`companion.theory.linear_estimators`);
 Fig. 4 trains a two-layer student; Fig. 8 trains Gromov's quadratic MLP on modular addition
-(:mod:`companion.modular_mse`). Config defaults are the paper's values; where the paper leaves
+(:mod:`companion.models.quadratic_mlp`). Config defaults are the paper's values; where the paper leaves
 a value open (seeds, N_gen, the λ/γ/ε sets, step counts) the default is the reproduction
 spec's choice and is marked "unspecified" in a comment.
 """
@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from companion.cache import experiment
-from companion.linear_teacher_student import LinearGD, train_two_layer
-from companion.modular_mse import train_quadratic_mlp
+from companion.models.linear_teacher_student import LinearGD, train_two_layer
+from companion.models.quadratic_mlp import train_quadratic_mlp
 from companion.profiles import select
 from companion.theory import linear_estimators as th
 

@@ -21,10 +21,11 @@ import torch
 from companion.cache import experiment
 from companion.kept import partial
 from companion.measures.embedding import fourier_gini, med, restricted_excluded_loss, weight_norm_sq  # noqa: F401
-from companion.models_gu import EmbedMLP, gu_config, gu_transformer
+from companion.models.gu import EmbedMLP, gu_config, gu_transformer
 from companion.profiles import departures, select
-from companion.tasks import hole_mask, modular_split
-from companion.train import TrainConfig, first_step, log_steps, train
+from companion.data.modular import hole_mask, modular_split
+from companion.events import first_crossing
+from companion.train import TrainConfig, log_steps, train
 
 TITLE = "Beyond Progress Measures"
 
@@ -188,8 +189,8 @@ def batch_tasks(tasks: list, max_size: int = 24) -> list:
 def window(hist: dict, train_thr: float = 0.99, test_thr: float = 0.95) -> tuple[float, float]:
     """From the first step with train acc ≥ ``train_thr`` to the first with test acc ≥
     ``test_thr`` (or the last step when test accuracy never gets there)."""
-    t0 = first_step(hist["step"], hist["train_acc"], train_thr)
-    t1 = first_step(hist["step"], hist["test_acc"], test_thr)
+    t0 = first_crossing(hist["step"], hist["train_acc"], train_thr, never=math.inf)
+    t1 = first_crossing(hist["step"], hist["test_acc"], test_thr, never=math.inf)
     return t0, min(t1, float(hist["step"][-1]))
 
 
@@ -205,13 +206,13 @@ def window_r(hist: dict, key: str, against: str = "test_loss") -> float:
 
 def full_r(hist: dict, key: str, against: str = "test_loss") -> float:
     """Pearson r from the first step with train acc ≥ 0.99 to the end."""
-    t0 = first_step(hist["step"], hist["train_acc"], 0.99)
+    t0 = first_crossing(hist["step"], hist["train_acc"], 0.99, never=math.inf)
     m = hist["step"] >= t0
     return float(np.corrcoef(hist[key][m], hist[against][m])[0, 1]) if m.sum() >= 3 else float("nan")
 
 
 def grok_step(hist: dict, thr: float = 0.95) -> float:
-    return first_step(hist["step"], hist["test_acc"], thr)
+    return first_crossing(hist["step"], hist["test_acc"], thr, never=math.inf)
 
 
 def fluctuation(hist: dict, every: int, thr: float = 0.9) -> float:
@@ -227,9 +228,9 @@ def u_l_go(hist: dict) -> dict:
     the midpoint between the memorisation plateau and U-Acc; the paper does not define it)."""
     acc = hist["test_acc"]
     iu = int(np.argmax(acc))
-    plateau = float(np.interp(first_step(hist["step"], hist["train_acc"], 0.99), hist["step"], acc))
+    plateau = float(np.interp(first_crossing(hist["step"], hist["train_acc"], 0.99, never=math.inf), hist["step"], acc))
     return {"u_acc": float(acc[iu]), "l_acc": float(acc[iu:].min()),
-            "go": first_step(hist["step"], acc, (plateau + acc[iu]) / 2)}
+            "go": first_crossing(hist["step"], acc, (plateau + acc[iu]) / 2, never=math.inf)}
 
 
 # ------------------------------------------------------------------------------- figures' configs
@@ -454,8 +455,8 @@ def structured_runs(cfg: Structured, device: str) -> dict:
 @experiment
 def image_run(cfg: ImageRun, device: str = "cpu") -> dict:
     """Render the polygon dataset, split it (seeded), train the ResNet-18 from scratch."""
-    from companion import polygons
-    from companion.resnet import ResNet18, ResNet18Config, train_classifier
+    from companion.data import polygons
+    from companion.models.resnet import ResNet18, ResNet18Config, train_classifier
 
     rng = np.random.default_rng(cfg.seed)
     combos = polygons.combinations()
@@ -541,7 +542,7 @@ def split_layouts(p: int = 97, train_frac: float = 0.3, square: int = 40, strip:
 
 def dataset_overview(size: int = 112, n_samples: int = 6, seed: int = 0) -> dict:
     """Fig. 6: the dictionary (top-left quadrant), a few samples, and the label statistics."""
-    from companion import polygons
+    from companion.data import polygons
 
     rng = np.random.default_rng(seed)
     combos = polygons.combinations()

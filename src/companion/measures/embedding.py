@@ -95,7 +95,7 @@ def key_frequencies(W_E: torch.Tensor, p: int, k: int = 5) -> list[int]:
 
 @torch.no_grad()
 def mlp_internals(model, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """For a one-layer shared :class:`~companion.models.Transformer`: the residual stream after
+    """For a one-layer shared :class:`~companion.models.transformer.Transformer`: the residual stream after
     attention at the last position (``resid_mid``, B × d) and the post-ReLU MLP activations
     there (``N``, B × d_mlp), written out from the weights (so that
     ``(resid_mid + N W_out + b_out) W_U`` equals the model's logits; tested)."""

@@ -21,7 +21,7 @@ import torch
 from torch import nn
 
 from companion import slices
-from companion.lazy_rich_models import BatchedAdamW
+from companion.models.committee import BatchedAdamW
 
 Tensor = torch.Tensor
 

@@ -5,7 +5,7 @@ h₁ = W₁x/√d_in (x = one-hot(a) ⊕ one-hot(b), d_in = 2p), z = h₁², out
 W₁, W₂ ~ N(0, 1) (mean-field parametrisation), trained by full-batch GD (no weight decay) on
 L = (1/N)Σ_i‖out(x_i) − onehot(c_i)‖² (sum over classes, mean over samples: with torch's
 mean-over-classes ``MSELoss`` and η = 500 nothing is learned in 2000 steps — spec, Fig. 8).
-The dataset is :func:`companion.tasks.modular_arithmetic`; several training fractions α are
+The dataset is :func:`companion.data.modular.modular_arithmetic`; several training fractions α are
 trained at once (a leading batch dimension) on the full p² table with per-α training masks.
 """
 
@@ -18,7 +18,7 @@ import torch
 
 from companion import slices
 
-from companion.tasks import modular_arithmetic
+from companion.data.modular import modular_arithmetic
 
 
 def split_masks(p: int, alphas: tuple, seed: int) -> torch.Tensor:

@@ -336,7 +336,7 @@ def scale_init(model: torch.nn.Module, alpha: float) -> torch.nn.Module:
 class LowRankEmbedding(torch.nn.Module):
     """A transformer whose token embedding is E_T = A·B (Sec. 2.2), both factors trained.
 
-    Wraps the book's :class:`companion.models.Transformer` (composition: its blocks, positional
+    Wraps the book's :class:`companion.models.transformer.Transformer` (composition: its blocks, positional
     embedding and unembedding are used as they are; its own ``W_E`` is dropped). A (V, r) is the
     weak model's embedding of the p numbers; the ``=`` token, which the FNN never saw, gets a
     random row with the same RMS as A. B ~ U(±1/√r)·α.

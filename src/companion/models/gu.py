@@ -1,5 +1,5 @@
 """The models of Gu et al., "Beyond Progress Measures" (§4, App. D–E), built on the shared
-:class:`companion.models.Transformer` by composition.
+:class:`companion.models.transformer.Transformer` by composition.
 
 * :class:`GuTransformerConfig` — the authors' one-layer transformer (their ``transformer/*.py``):
   the shared Nanda-style model with the unembedding initialised ``randn/√d_model`` like every
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from companion.models import Transformer, TransformerConfig
+from companion.models.transformer import Transformer, TransformerConfig
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,217 @@
+"""Classifiers that are ``nn.Module``s, trained by :func:`companion.train.fit.fit` with
+cross-entropy: one model (:func:`train`), or K of one architecture as one vmapped program
+(:func:`train_batched`). :class:`TrainConfig` names the optimizer (:mod:`companion.train.optim`),
+the schedule and the stopping rule; the defaults are Nanda et al.'s (2023).
+
+Chapters never loop over steps; they call an experiment (cached) that calls these and get back
+plain arrays.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Mapping, Protocol
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from companion.train.fit import GradFilter, fit, log_steps
+from companion.train.optim import OPTIMIZERS, make_optimizer
+from companion.profiles import unstated
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Defaults: Nanda et al. (2023) App. A — AdamW, lr 1e-3, wd 1, β = (0.9, 0.98), 10-step
+    linear warmup, full batch, 50 000 steps."""
+
+    steps: int = 50_000  # optimizer steps (= epochs when full batch)
+    lr: float = 1e-3  # peak learning rate
+    weight_decay: float = 1.0  # decoupled for adamw, L2 for adam/sgd
+    optimizer: str = "adamw"  # adamw | adam | sgd
+    betas: tuple[float, float] = (0.9, 0.98)  # Adam moments
+    momentum: float = 0.0  # sgd only
+    warmup: int = 10  # linear warmup steps (0: none)
+    batch_size: int | None = None  # None: full batch
+    n_evals: int = unstated(150)  # evaluation points, log-spaced in the step
+    loss_dtype: str = unstated("float64")  # log-softmax precision (float32 produces late loss spikes)
+    stop_after_test_acc: float | None = None  # stop once test accuracy reaches this...
+    stop_patience: float = 0.25  # ...and a further fraction of the steps taken so far has passed
+    seed: int = unstated(0)  # mini-batch order
+
+    def __post_init__(self):
+        from companion.profiles import one_of
+
+        one_of("optimizer", self.optimizer, OPTIMIZERS)
+
+
+class Split(Protocol):
+    train_x: torch.Tensor
+    train_y: torch.Tensor
+    test_x: torch.Tensor
+    test_y: torch.Tensor
+
+
+def optimizer_for(params, cfg: TrainConfig):
+    """The optimizer ``cfg`` names, over ``params`` (:func:`companion.train.optim.make_optimizer`)."""
+    return make_optimizer(params, cfg.optimizer, cfg.lr, cfg.weight_decay, cfg.betas, momentum=cfg.momentum)
+
+
+def cross_entropy(logits: torch.Tensor, y: torch.Tensor, dtype: str = "float64") -> torch.Tensor:
+    """Mean cross-entropy, the log-softmax taken in ``dtype``."""
+    return F.cross_entropy(logits.to(getattr(torch, dtype)), y)
+
+
+@torch.no_grad()
+def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_dtype: str = "float64"):
+    """(loss, accuracy) of a classifier on a full batch."""
+    logits = model(x)
+    return cross_entropy(logits, y, loss_dtype).item(), (logits.argmax(-1) == y).float().mean().item()
+
+
+def weight_norm(model: nn.Module) -> float:
+    """‖θ‖₂ over all parameters (the quantity weight decay shrinks)."""
+    return math.sqrt(sum(float((p.detach() ** 2).sum()) for p in model.parameters()))
+
+
+HISTORY = ("step", "train_loss", "train_acc", "test_loss", "test_acc")
+
+
+def _stops(cfg: TrainConfig, reached: list, step: int, test_acc: float) -> bool:
+    """``stop_after_test_acc``: remember the first step test accuracy reaches it, and stop once a
+    further ``stop_patience`` fraction of the steps taken so far has passed."""
+    if cfg.stop_after_test_acc is None or step == 0:
+        return False
+    if reached[0] is None and test_acc >= cfg.stop_after_test_acc:
+        reached[0] = step
+    return reached[0] is not None and step >= reached[0] * (1 + cfg.stop_patience)
+
+
+def _record_into(hist: dict, model: nn.Module, data: Split, step: int, cfg: TrainConfig, measures: Mapping) -> float:
+    model.eval()
+    trl, tra = evaluate(model, data.train_x, data.train_y, cfg.loss_dtype)
+    tel, tea = evaluate(model, data.test_x, data.test_y, cfg.loss_dtype)
+    model.train()
+    for k, v in zip(HISTORY, (step, trl, tra, tel, tea)):
+        hist[k].append(v)
+    with torch.no_grad():  # measures read the model; they never need its autograd graph
+        for k, f in measures.items():
+            hist[k].append(float(f(model)))
+    return tea
+
+
+def _history_state(hists: list[dict], extra: Callable[[], dict] = dict, restore: Callable[[dict], None] = lambda s: None):
+    def save() -> dict:
+        return {"hists": [{k: list(v) for k, v in h.items()} for h in hists], **extra()}
+
+    def load(s: dict) -> None:
+        for h, saved in zip(hists, s["hists"]):
+            for k, v in saved.items():
+                h[k][:] = v
+        restore(s)
+    return save, load
+
+
+def train(model: nn.Module, data: Split, cfg: TrainConfig,
+          measures: Mapping[str, Callable[[nn.Module], float]] | None = None,
+          grad_filter: GradFilter | None = None, eval_at: np.ndarray | None = None) -> dict:
+    """Train a classifier with cross-entropy (:func:`companion.train.fit.fit`); return the
+    history as numpy arrays.
+
+    History keys: ``step``, ``train_loss``, ``train_acc``, ``test_loss``, ``test_acc`` and one
+    per entry of ``measures`` (each a function of the model, evaluated at the same steps).
+    ``grad_filter(params, state)`` may rewrite the gradients in place before each step
+    (GrokFast); ``state`` is a dict it owns. Evaluation is at ``eval_at`` (default:
+    :func:`log_steps`), after the update of that step; step 0 is the initial model.
+    """
+    measures = dict(measures or {})
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = optimizer_for(params, cfg)
+    eval_at = log_steps(cfg.steps, cfg.n_evals) if eval_at is None else np.asarray(eval_at)
+    hist: dict[str, list] = {k: [] for k in (*HISTORY, *measures)}
+    g = torch.Generator().manual_seed(cfg.seed)
+    n = len(data.train_y)
+    reached: list = [None]
+
+    def record(step: int) -> bool:
+        return _stops(cfg, reached, step, _record_into(hist, model, data, step, cfg, measures))
+
+    def loss(step: int) -> torch.Tensor:
+        if cfg.batch_size is None or cfg.batch_size >= n:
+            x, y = data.train_x, data.train_y
+        else:
+            idx = torch.randint(n, (cfg.batch_size,), generator=g).to(data.train_x.device)
+            x, y = data.train_x[idx], data.train_y[idx]
+        return cross_entropy(model(x), y, cfg.loss_dtype)
+
+    def restore(s: dict) -> None:
+        g.set_state(s["gen"])
+        reached[0] = s["reached"]
+
+    state = _history_state([hist], lambda: {"gen": g.get_state(), "reached": reached[0]}, restore)
+    fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, grad_filter=grad_filter,
+        warmup=cfg.warmup, state=state)
+    return {k: np.asarray(v) for k, v in hist.items()}
+
+
+def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
+                  measures: list[Mapping[str, Callable[[nn.Module], float]]] | None = None,
+                  eval_at: np.ndarray | None = None) -> list[dict]:
+    """:func:`train` for K models of one architecture at once, as one tensor program.
+
+    Member k trains ``models[k]`` on ``datas[k]`` (the training sets must have equal sizes; test
+    sets may differ) with its own ``measures[k]``; the result is K histories, each what
+    :func:`train` returns for that member alone (up to floating-point summation order). The
+    parameters are stacked and the forward ``vmap``-ed (:mod:`companion.train.ensemble`); AdamW,
+    Adam and SGD are elementwise, so one optimizer over the stacks is K independent ones.
+    Evaluation runs per member on a module holding its parameters. ``stop_after_test_acc``
+    stops each member's history where :func:`train` would stop it (the batch trains until every
+    member has stopped). Full batch only, no gradient filter.
+    """
+    from companion.train.ensemble import Ensemble, ensemble_loss
+
+    K = len(models)
+    if cfg.batch_size is not None and any(cfg.batch_size < len(d.train_y) for d in datas):
+        raise ValueError("train_batched is full batch only")
+    if len({len(d.train_y) for d in datas}) != 1:
+        raise ValueError("train_batched needs training sets of one size")
+    measures = [dict(m) for m in measures] if measures is not None else [{} for _ in range(K)]
+    views = models  # member k is evaluated on models[k], refreshed from the stacks
+    ens = Ensemble(models)
+    params = ens.parameters()
+    opt = optimizer_for(params, cfg)
+    eval_at = log_steps(cfg.steps, cfg.n_evals) if eval_at is None else np.asarray(eval_at)
+    X = torch.stack([d.train_x for d in datas])
+    Y = torch.stack([d.train_y for d in datas])
+    hists = [{k: [] for k in (*HISTORY, *measures[i])} for i in range(K)]
+    reached: list[list] = [[None] for _ in range(K)]
+    done = [False] * K
+
+    @torch.no_grad()
+    def refresh(k: int) -> None:
+        for (name, p) in views[k].named_parameters():
+            p.copy_(ens.params[name][k])
+
+    def record(step: int) -> bool:
+        for k in range(K):
+            if done[k]:
+                continue
+            refresh(k)
+            tea = _record_into(hists[k], views[k], datas[k], step, cfg, measures[k])
+            done[k] = _stops(cfg, reached[k], step, tea)
+        return all(done)
+
+    def loss(step: int) -> torch.Tensor:
+        return ensemble_loss(ens.forward(X), Y, getattr(torch, cfg.loss_dtype))
+
+    def restore(s: dict) -> None:
+        for r, v in zip(reached, s["reached"]):
+            r[0] = v
+        done[:] = s["done"]
+
+    state = _history_state(hists, lambda: {"reached": [r[0] for r in reached], "done": list(done)}, restore)
+    fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, warmup=cfg.warmup, state=state)
+    return [{k: np.asarray(v) for k, v in h.items()} for h in hists]
