@@ -30,7 +30,9 @@ def _per_member(v) -> bool:
 class BatchedOptimizer:
     """AdamW, Adam (+L2) or SGD (+momentum, +L2) on tensors whose first axis indexes members.
 
-    ``lr`` and ``weight_decay`` are numbers or one value per member. Updates (t the step count,
+    ``lr`` and ``weight_decay`` are numbers (shared) or one value per member (a sequence or
+    tensor of length M, cast to the parameters' dtype). Plain gradient descent ``p ← p − lr·g``
+    is ``BatchedOptimizer(params, "sgd", lr)``. Updates (t the step count,
     m̂ = m/(1 − β₁ᵗ), v̂ = v/(1 − β₂ᵗ), g the gradient):
 
     * adamw: p ← p(1 − lr·wd); m ← β₁m + (1 − β₁)g; v ← β₂v + (1 − β₂)g²; p ← p − lr·m̂/(√v̂ + ε)
@@ -46,12 +48,18 @@ class BatchedOptimizer:
         self.params, self.name = list(params), name
         M = self.params[0].shape[0]
         dt = self.params[0].dtype
-        self.lr = torch.as_tensor(lr, dtype=dt).expand(M).clone()
-        self.wd = torch.as_tensor(weight_decay, dtype=dt).expand(M).clone()
+        self.lr = self._member_values(lr, M, dt)
+        self.wd = self._member_values(weight_decay, M, dt)
         self.b1, self.b2 = betas
         self.eps, self.momentum, self.t = eps, momentum, 0
         self.m = [torch.zeros_like(p) for p in self.params]
         self.v = [torch.zeros_like(p) for p in self.params] if name != "sgd" else []
+
+    @staticmethod
+    def _member_values(v, M: int, dt) -> torch.Tensor:
+        """One value per member, shape (M,); a plain number stays a 0-d tensor (shared)."""
+        t = torch.as_tensor(v, dtype=dt)
+        return t.expand(M).clone() if t.dim() else t.clone()
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         for p in self.params:
@@ -65,8 +73,9 @@ class BatchedOptimizer:
             if p.grad is None:
                 continue
             shape = (-1,) + (1,) * (p.dim() - 1)
-            lr = (self.lr if lr_scale == 1.0 else self.lr * lr_scale).view(shape).to(p.device)
-            wd = self.wd.view(shape).to(p.device)
+            lr = self.lr if lr_scale == 1.0 else self.lr * lr_scale
+            lr = (lr.view(shape) if lr.dim() else lr).to(p.device)
+            wd = (self.wd.view(shape) if self.wd.dim() else self.wd).to(p.device)
             g = p.grad
             if self.name == "adamw":
                 p.mul_(1 - lr * wd)
