@@ -1,6 +1,6 @@
 # Grokking, Reproduced — the two commands:
 #   make book [PROFILE=smoke|cpu|paper]   set up whatever is missing, build the whole book
-#   make test                             set up whatever is missing, run the test suite
+#   make test                             set up whatever is missing, lint (ruff), run the test suite
 # Setup uses only the project's own files: a virtualenv from pyproject.toml, MathJax from npm
 # (so the book reads offline), Debian's chromium for the browser test.
 
@@ -22,6 +22,7 @@ book: setup
 	$(BIN)/companion build --profile $(PROFILE) --device $(DEVICE)
 
 test: setup browser
+	$(BIN)/ruff check .
 	$(BIN)/pytest
 
 setup: $(STAMP) vendor

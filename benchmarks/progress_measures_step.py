@@ -25,10 +25,10 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
+from companion.data.modular import modular_split
 from companion.experiments import progress_measures as ex
 from companion.measures.embedding import med
 from companion.models.gu import gu_config, gu_transformer
-from companion.data.modular import modular_split
 from companion.train import cross_entropy, evaluate, optimizer_for
 
 
@@ -151,7 +151,8 @@ def main(n: int = 20, device: str = "cpu", authors_code: str | None = None) -> d
     lib_cpu, lib_wall = s_cpu + frac * e_cpu, s_wall + frac * e_wall
     rows = [{"loop": "authors (4 forward passes, evaluate every epoch)", "CPU s/epoch": round(a_cpu, 5),
              "wall s/epoch": round(a_wall, 5), "speed-up (wall)": 1.0},
-            {"loop": f"library (1 fwd/bwd, last position; {n_evals} evaluations per {run.train.steps} epochs, amortised)",
+            {"loop": f"library (1 fwd/bwd, last position; {n_evals} evaluations per {run.train.steps} epochs, "
+                      "amortised)",
              "CPU s/epoch": round(lib_cpu, 5), "wall s/epoch": round(lib_wall, 5),
              "speed-up (wall)": round(a_wall / lib_wall, 2)}]
     if authors_code:

@@ -12,10 +12,10 @@ import shutil
 import subprocess
 
 import pytest
+from conftest import ROOT, companion
 
 from companion.build import toc_chapters
 from companion.claims import load_claims
-from conftest import ROOT, companion
 
 OUT = ROOT / "_build" / "test-smoke"
 PLAYWRIGHT = ROOT / ".vendor" / "node_modules" / "playwright-core"

@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, companion
 
 HEADER = (ROOT / "book" / "grokking.py").read_text().split("# %%", 1)[0]

@@ -6,8 +6,27 @@ import math
 import numpy as np
 import pytest
 
-from companion.claims import (Claims, at_least, at_most, between, close_to, is_infinite, is_true,
-                              load_claims, markdown_table, verdict, within)
+from companion.claims import (
+    ALL_SEEDS,
+    MEDIAN,
+    Claims,
+    at_least,
+    at_most,
+    between,
+    close_to,
+    greater_than,
+    is_infinite,
+    is_true,
+    item_status,
+    load_claims,
+    markdown_table,
+    never,
+    seeds_at_least,
+    verdict,
+    weak,
+    within,
+)
+from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
 
 
 @pytest.mark.parametrize("holds, deviation, expected", [
@@ -60,9 +79,6 @@ def test_duplicate_claim_ids_are_refused(tmp_path):
 
 
 # ----------------------------------------------------------------------------- claims that can fail
-from companion.claims import (ALL_SEEDS, MEDIAN, greater_than, item_status, never,  # noqa: E402
-                              seeds_at_least, weak)
-from companion.events import NOT_OBSERVED, first_crossing, observed, ratio  # noqa: E402
 
 QUOTE, BASIS = "the paper's words", "the argument for the bound"
 
@@ -75,7 +91,7 @@ def test_an_event_that_never_happens_is_not_observed_and_passes_nothing_but_neve
     assert t / 10 is NOT_OBSERVED and 3 - t is NOT_OBSERVED and ratio(t, 10.0) is NOT_OBSERVED
     assert ratio(100.0, 10.0) == 10.0
     with pytest.raises(TypeError):
-        t > 5  # noqa: B015 — a comparison has no answer
+        t > 5  # a comparison has no answer
     for e in (at_least(0), at_most(1e9), greater_than(-math.inf), between(-1e9, 1e9), is_infinite()):
         assert not e.holds(t)
     assert never().holds(t) and not never().holds(3.0) and not never().holds(math.inf)

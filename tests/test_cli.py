@@ -1,11 +1,10 @@
 """The companion command: bad input gets one line naming the valid values, exit 2."""
 
 import pytest
+from conftest import companion
 
 from companion.execute import validate_parameters
 from companion.profiles import ParameterError, departures, one_of, resolve_device, select
-
-from conftest import companion
 
 
 @pytest.mark.parametrize("args, valid", [
@@ -19,7 +18,7 @@ from conftest import companion
 def test_unknown_values_give_one_line_and_exit_2(args, valid):
     proc = companion(*args)
     assert proc.returncode == 2, proc.stderr
-    lines = [l for l in proc.stderr.splitlines() if l.strip()]
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "Traceback" not in proc.stderr
     assert valid in lines[0]
 
@@ -66,7 +65,8 @@ def test_settings_the_paper_does_not_state_are_marked_at_every_profile():
     from companion.experiments import grokking
     from companion.profiles import departures_table, unstated_fields
 
-    assert ("train.n_evals", 200) in unstated_fields(grokking.PAPER) and ("p", 113) not in unstated_fields(grokking.PAPER)
+    stated = unstated_fields(grokking.PAPER)
+    assert ("train.n_evals", 200) in stated and ("p", 113) not in stated
     paper = departures_table({"run": (grokking.PROFILES["paper"], grokking.PAPER)}, "paper").data
     assert "0 setting(s) depart" in paper and "| `train.n_evals` | not stated (ours: 200) | 200 |" in paper
     cpu = departures_table({"run": (grokking.PROFILES["cpu"], grokking.PAPER)}, "cpu").data

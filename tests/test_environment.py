@@ -4,7 +4,6 @@ import re
 import tomllib
 
 import yaml
-
 from conftest import ROOT
 
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from companion.experiments import grokking
-from companion.models.transformer import Transformer, TransformerConfig
 from companion.data.modular import OPERATIONS, modular_arithmetic, modular_table
 from companion.events import first_crossing
+from companion.experiments import grokking
+from companion.models.transformer import Transformer, TransformerConfig
 from companion.train import TrainConfig, log_steps, train
 
 

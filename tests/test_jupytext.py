@@ -4,9 +4,9 @@ corrupt the source. Normalise a chapter with `python -m companion.chapters_forma
 
 import jupytext
 import pytest
+from conftest import ROOT
 
 from companion.build import read_toc, toc_chapters
-from conftest import ROOT
 
 CHAPTERS = sorted((ROOT / "book").glob("*.py"))
 

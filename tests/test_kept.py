@@ -9,10 +9,9 @@ import nbformat
 import numpy as np
 import pytest
 import torch
+from conftest import companion
 
 from companion import cache, kept, scales
-
-from conftest import companion
 
 
 @pytest.fixture()
@@ -151,7 +150,9 @@ def test_the_book_shows_kept_paper_results_beside_the_cpu_ones(tmp_path, monkeyp
     cfg = grokking.config("paper")
     steps = np.unique(np.round(np.logspace(0, math.log10(cfg.train.steps), 60)).astype(int))
     steps = np.concatenate([[0], steps])
-    sig = lambda t0: 1 / (1 + np.exp(-(np.log(steps + 1) - np.log(t0)) * 4))  # noqa: E731
+    def sig(t0):
+        return 1 / (1 + np.exp(-(np.log(steps + 1) - np.log(t0)) * 4))
+
     hist = {"step": steps, "train_acc": 0.01 + 0.99 * sig(300), "test_acc": 0.01 + 0.99 * sig(9000),
             "train_loss": 4.7 * (1 - sig(300)) + 1e-3, "test_loss": 4.7 * (1 - sig(9000)) + 1e-3,
             "weight_norm": 30 - 10 * sig(9000), "n_train": 3831, "n_test": 8938}
@@ -169,7 +170,8 @@ def test_the_book_shows_kept_paper_results_beside_the_cpu_ones(tmp_path, monkeyp
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "grokking @ paper scale, kept results] ok" in proc.stdout
     merged = nbformat.read(out / "merged" / "grokking.ipynb", as_version=4)
-    notes = [c.source for c in merged.cells if c.cell_type == "markdown" and "paper-scale" in c.metadata.get("tags", [])]
+    notes = [c.source for c in merged.cells
+             if c.cell_type == "markdown" and "paper-scale" in c.metadata.get("tags", [])]
     assert len(notes) == 1 and "3 kept result(s)" in notes[0] and "2.1 min" in notes[0]
     twins = [c for c in merged.cells if c.cell_type == "code" and "paper-scale" in c.metadata.get("tags", [])]
     assert any(o.get("data", {}).get("image/png") for c in twins for o in c.outputs)  # the paper-scale figure

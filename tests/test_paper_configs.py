@@ -88,8 +88,8 @@ def test_heavy_list_matches_existing_experiments():
 def test_resnet18_steps_at_224_and_its_batch_fits():
     """Fig. 7's ResNet-18 at the paper's 224² input: one step on 2 images; activations of the
     paper's batch of 200 (every module output, kept for backward) bounded against the GPU."""
-    from companion.experiments import progress_measures as ex
     from companion.data.polygons import N_CLASSES
+    from companion.experiments import progress_measures as ex
     from companion.models.resnet import ResNet18, ResNet18Config
 
     cfg = ex.config("fig7", "paper")

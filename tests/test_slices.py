@@ -6,11 +6,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pytest
 import torch
+from conftest import companion
 
 from companion import cache, slices
 from companion.experiments import grokking
-
-from conftest import companion
 
 
 @pytest.fixture(autouse=True)

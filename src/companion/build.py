@@ -276,7 +276,8 @@ def _build(root: Path, out: Path, bdir: Path, profile: str, device: str, todo: l
            "COMPANION_CACHE_DIR": os.environ.get("COMPANION_CACHE_DIR", str(root / "_build" / "cache")),
            "COMPANION_THREADS": os.environ.get("COMPANION_THREADS", "1" if jobs > 1 else str(os.cpu_count() or 1)),
            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1" if jobs > 1 else str(os.cpu_count() or 1)),
-           "JUPYTER_PATH": os.pathsep.join([str(kernel_dir(out)), os.environ.get("JUPYTER_PATH", "")]).rstrip(os.pathsep),
+           "JUPYTER_PATH": os.pathsep.join([str(kernel_dir(out)),
+                                          os.environ.get("JUPYTER_PATH", "")]).rstrip(os.pathsep),
            "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
     if fresh:
         env["COMPANION_FRESH_BEFORE"] = str(time.time())

@@ -23,22 +23,13 @@ import random
 from dataclasses import dataclass
 from typing import Any, Mapping, TypeVar
 
+from companion.choices import ParameterError, one_of  # noqa: F401  (re-exported: the book's vocabulary)
+
 PROFILES = ("smoke", "cpu", "paper")
 DEVICES = ("auto", "cpu", "cuda")
 DEFAULT_PROFILE = "cpu"
 
 T = TypeVar("T")
-
-
-class ParameterError(ValueError):
-    """A bad profile, device, chapter or parameter; the message lists the valid values."""
-
-
-def one_of(kind: str, value: Any, valid: tuple | list) -> Any:
-    """Return ``value`` if it is in ``valid``, else raise a one-line error listing them."""
-    if value not in valid:
-        raise ParameterError(f"unknown {kind} {value!r}; valid {kind}s: {', '.join(map(str, valid))}")
-    return value
 
 
 def check_profile(profile: str) -> str:
@@ -136,12 +127,29 @@ class RunContext:
                 f"{self.threads} torch thread(s), torch {self.torch_version}")
 
 
+def keep_freed_memory() -> None:
+    """Keep freed memory in the process (glibc ``mallopt``) instead of returning it to the OS.
+
+    Measured on the 2-core build machine: allocating a fresh 11 MB tensor cost ~20 ms of page
+    faults versus ~1 ms once freed blocks are reused, and a training step allocates several.
+    Process wide and harmless (memory is reused, not leaked); a no-op where glibc is absent.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 1 << 30)  # M_MMAP_THRESHOLD: no mmap per large block
+        libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD: do not give the heap back
+    except (OSError, AttributeError):
+        pass
+
+
 def setup(profile: str = DEFAULT_PROFILE, device: str = "auto", seed: int = 0) -> RunContext:
     """Validate a chapter's parameters and prepare a deterministic, headless run.
 
     Seeds Python's and torch's global generators (library code still takes explicit
-    generators), asks torch for deterministic algorithms, sets the thread count and the
-    house plotting style.
+    generators), asks torch for deterministic algorithms, sets the thread count, keeps freed
+    memory in the process (:func:`keep_freed_memory`) and sets the house plotting style.
     """
     check_profile(profile)
     if not isinstance(seed, int) or isinstance(seed, bool):
@@ -153,6 +161,7 @@ def setup(profile: str = DEFAULT_PROFILE, device: str = "auto", seed: int = 0) -
 
     torch.set_num_threads(threads())
     torch.use_deterministic_algorithms(True, warn_only=True)
+    keep_freed_memory()
     torch.manual_seed(seed)
     random.seed(seed)
     from companion import plotting
@@ -185,7 +194,9 @@ def departures_table(pairs: Mapping[str, tuple[Any, Any]], profile: str):
     lines = [f"At profile **{profile}**, {what}:", "",
              f":::{{dropdown}} Settings at profile {profile} that are not the paper's", "",
              "| experiment | setting | paper | here |", "|---|---|---|---|"]
-    short = lambda v: str(v) if len(str(v)) < 60 else str(v)[:57] + "…"  # noqa: E731
+    def short(v) -> str:
+        return str(v) if len(str(v)) < 60 else str(v)[:57] + "…"
+
     lines += [f"| {n} | `{f}` | {short(a)} | {short(b)} |" for n, f, a, b in rows]
     lines.append(":::")
     return Markdown("\n".join(lines))

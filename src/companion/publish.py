@@ -126,7 +126,8 @@ def chapter_pages(bdir: Path, available: list[str], results: dict, views: list[s
             status[ch] = {"ok": True, "time": now, "profile": profile}
         elif res is not None:
             before = status.get(ch, {})
-            good = {"time": before["time"], "profile": before["profile"]} if before.get("ok") else before.get("lastgood")
+            good = ({"time": before["time"], "profile": before["profile"]} if before.get("ok")
+                    else before.get("lastgood"))
             source = (bdir / "pages" / f"{ch}.ipynb") if before.get("ok") else (bdir / "lastgood" / f"{ch}.ipynb")
             if good and source.exists():
                 nb = nbformat.read(source, as_version=4)

@@ -117,7 +117,8 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
                                   else "—") for r in mine)
             else:
                 cl, vd, pv = "figure re-drawn; no numerical claim", "—", "—"
-            lines.append(f"| {item} | {status_badge(statuses[item])} | {cl} | {vd} |" + (f" {pv} |" if with_paper else ""))
+            row = f"| {item} | {status_badge(statuses[item])} | {cl} | {vd} |"
+            lines.append(row + (f" {pv} |" if with_paper else ""))
         ids = {r.id for r in recs}
         for q in (q for q in paper_records if q.chapter == ch and q.id not in ids):  # made at paper scale only
             text = f"`{q.id}`: {q.statement} (expected {q.expected})".replace("|", "\\|")

@@ -76,7 +76,10 @@ def select(tasks: list[Task], only=(), skip=()) -> list[Task]:
         only_re, skip_re = [re.compile(r) for r in only], [re.compile(r) for r in skip]
     except re.error as exc:
         raise ParameterError(f"bad --only/--skip pattern: {exc}") from None
-    text = lambda t: f"{t.name} {t.config!r}"  # noqa: E731
+
+    def text(t: Task) -> str:
+        return f"{t.name} {t.config!r}"
+
     return [t for t in tasks if (not only_re or any(r.search(text(t)) for r in only_re))
             and not any(r.search(text(t)) for r in skip_re)]
 

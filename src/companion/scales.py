@@ -113,8 +113,9 @@ def _visible(outputs: list) -> list:
 
 
 def _same(a: list, b: list) -> bool:
-    strip = lambda outs: [{k: v for k, v in o.items() if k not in ("execution_count", "metadata")}  # noqa: E731
-                          for o in outs]
+    def strip(outs: list) -> list:
+        return [{k: v for k, v in o.items() if k not in ("execution_count", "metadata")} for o in outs]
+
     return strip(a) == strip(b)
 
 

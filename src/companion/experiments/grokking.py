@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from companion.cache import experiment
+from companion.data.modular import modular_arithmetic
 from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
 from companion.models.transformer import Transformer, TransformerConfig
 from companion.profiles import select, unstated
-from companion.data.modular import modular_arithmetic
 from companion.train import TrainConfig, train, train_batched, weight_norm
 
 TITLE = "Grokking on modular addition"
@@ -91,9 +91,7 @@ def training_runs(cfgs: list[GrokkingConfig], device: str = "cpu") -> list[dict]
     """:func:`training_run` for configs that differ only in seed, trained as one tensor program
     (:func:`companion.train.train_batched`); each history is cached (and kept) under
     :func:`training_run`'s own key, and equals that single run's on the CPU."""
-    from companion import cache
-
-    from companion import kept
+    from companion import cache, kept
 
     if kept.viewing():  # a page of kept results never trains: each one is kept or NotKept
         return [training_run(x, device) for x in cfgs]

@@ -1,4 +1,4 @@
-"""Models shared across chapters.
+"""The decoder-only transformer of the modular-arithmetic chapters.
 
 :class:`Transformer` is the decoder-only transformer of Nanda et al. (2023, §3 and App. A;
 their ``transformers.py``): learned token and position embeddings, ``n_layers`` blocks of
@@ -27,6 +27,11 @@ class TransformerConfig:
     n_layers: int = 1  # transformer blocks
     n_ctx: int = 3  # tokens [a, b, =]
     unembed_scale: str = "d_vocab"  # W_U init std 1/√d_vocab (Nanda) or 1/√d_model (Gu et al.)
+
+    def __post_init__(self):
+        from companion.choices import one_of
+
+        one_of("unembed_scale", self.unembed_scale, ("d_vocab", "d_model"))
 
     @property
     def d_vocab(self) -> int:
@@ -72,7 +77,12 @@ class Block(nn.Module):
 
 
 class Transformer(nn.Module):
-    """Logits over the p answers at the ``=`` position: ``(B, 3) int64 -> (B, p)``."""
+    """Logits over the p answers read at the last position (the ``=`` token).
+
+    ``tokens``: ``(B, T)`` int64 with ``T ≤ n_ctx`` (the modular tasks feed ``[a, b, =]``, T = 3)
+    -> ``(B, p)``. Composed, not subclassed, by Gu et al.'s variant (:mod:`companion.models.gu`),
+    the low-rank embedding of GrokTransfer and the α-scaled model of Kumar et al.
+    """
 
     def __init__(self, cfg: TransformerConfig, seed: int = 0):
         super().__init__()

@@ -18,9 +18,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from companion.profiles import unstated
 from companion.train.fit import GradFilter, fit, log_steps
 from companion.train.optim import OPTIMIZERS, make_optimizer
-from companion.profiles import unstated
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class TrainConfig:
     seed: int = unstated(0)  # mini-batch order
 
     def __post_init__(self):
-        from companion.profiles import one_of
+        from companion.choices import one_of
 
         one_of("optimizer", self.optimizer, OPTIMIZERS)
 
@@ -103,7 +103,8 @@ def _record_into(hist: dict, model: nn.Module, data: Split, step: int, cfg: Trai
     return tea
 
 
-def _history_state(hists: list[dict], extra: Callable[[], dict] = dict, restore: Callable[[dict], None] = lambda s: None):
+def _history_state(hists: list[dict], extra: Callable[[], dict], restore: Callable[[dict], None]):
+    """``(save, load)`` of the histories ``hists`` and of what ``extra`` returns, for :func:`fit`."""
     def save() -> dict:
         return {"hists": [{k: list(v) for k, v in h.items()} for h in hists], **extra()}
 
