@@ -38,13 +38,37 @@ still leaves the claims it reached. :meth:`Claims.table` renders the chapter's c
 from __future__ import annotations
 
 import json
-import math
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from companion.events import NOT_OBSERVED, observed
+from companion.events import NOT_OBSERVED
+from companion.expectations import (  # noqa: F401  (re-exported: chapters import them from here)
+    ALL_SEEDS,
+    MEDIAN,
+    NEVER_TEXT,
+    Expectation,
+    Rule,
+    _finite,
+    _fmt,
+    _median,
+    _num,
+    _plain,
+    _scale,
+    at_least,
+    at_most,
+    between,
+    close_to,
+    decide,
+    greater_than,
+    is_infinite,
+    is_true,
+    less_than,
+    never,
+    seeds_at_least,
+    within,
+)
 
 VERDICTS = ("held", "failed", "known-deviation")
 #: claims of the paper, and checks that hold by construction (counted apart)
@@ -52,179 +76,6 @@ KINDS = ("paper", "consistency")
 #: profiles at which a claim must carry its quote and basis, and trained claims ≥ 3 seeds
 STRICT_PROFILES = ("cpu", "paper")
 MIN_SEEDS = 3
-
-
-# --------------------------------------------------------------------------- expectations
-@dataclass(frozen=True)
-class Expectation:
-    """A named predicate on the measured value, with the text shown in the claims table."""
-
-    text: str
-    predicate: Callable[[Any], bool]
-    #: signed distance of a value from the bound, relative to the bound's size (> 0: inside);
-    #: None where no such distance is defined (a boolean, an identity)
-    distance: Callable[[Any], float] | None = None
-
-    def holds(self, measured: Any) -> bool:
-        if measured is NOT_OBSERVED and self.text != NEVER_TEXT:
-            return False
-        try:
-            return bool(self.predicate(measured))
-        except (TypeError, ValueError):
-            return False
-
-    def margin(self, measured: Any) -> float | None:
-        """How far inside (> 0) or outside (< 0) the bound ``measured`` is, as a fraction of the
-        bound; None for a value or an expectation without one."""
-        if self.distance is None or not _num(measured):
-            return None
-        try:
-            return float(self.distance(measured))
-        except (TypeError, ValueError, ZeroDivisionError):
-            return None
-
-    def __str__(self) -> str:
-        return self.text
-
-
-def _finite(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _scale(bound: float) -> float:
-    return abs(bound) if bound != 0 else 1.0
-
-
-def at_least(bound: float) -> Expectation:
-    return Expectation(f"≥ {_fmt(bound)}", lambda x: _num(x) and x >= bound, lambda x: (x - bound) / _scale(bound))
-
-
-def at_most(bound: float) -> Expectation:
-    return Expectation(f"≤ {_fmt(bound)}", lambda x: _num(x) and x <= bound, lambda x: (bound - x) / _scale(bound))
-
-
-def greater_than(bound: float) -> Expectation:
-    return Expectation(f"> {_fmt(bound)}", lambda x: _num(x) and x > bound, lambda x: (x - bound) / _scale(bound))
-
-
-def less_than(bound: float) -> Expectation:
-    return Expectation(f"< {_fmt(bound)}", lambda x: _num(x) and x < bound, lambda x: (bound - x) / _scale(bound))
-
-
-def between(lo: float, hi: float) -> Expectation:
-    return Expectation(f"in [{_fmt(lo)}, {_fmt(hi)}]", lambda x: _num(x) and lo <= x <= hi,
-                       lambda x: min(x - lo, hi - x) / _scale(hi - lo))
-
-
-def within(target: float, rel: float) -> Expectation:
-    """|measured − target| ≤ rel·|target| (relative agreement)."""
-    return Expectation(f"{_fmt(target)} ± {rel:.0%}",
-                       lambda x: _finite(x) and abs(x - target) <= rel * abs(target),
-                       lambda x: (rel * abs(target) - abs(x - target)) / _scale(rel * abs(target)))
-
-
-def close_to(target: float, tol: float) -> Expectation:
-    """|measured − target| ≤ tol (absolute agreement)."""
-    return Expectation(f"{_fmt(target)} ± {_fmt(tol)}", lambda x: _finite(x) and abs(x - target) <= tol,
-                       lambda x: (tol - abs(x - target)) / _scale(tol))
-
-
-NEVER_TEXT = "never happens (not observed)"
-
-
-def never() -> Expectation:
-    """The paper's claim that an event does not happen: holds only for ``NOT_OBSERVED``."""
-    return Expectation(NEVER_TEXT, lambda x: x is NOT_OBSERVED)
-
-
-def is_true(text: str = "true") -> Expectation:
-    """For a measured boolean (e.g. 'monotone in λ'); ``text`` says what true means."""
-    return Expectation(text, lambda x: x is True or (hasattr(x, "item") and bool(x.item()) is True))
-
-
-def is_infinite() -> Expectation:
-    return Expectation("∞ (never reached)", lambda x: _num(x) and math.isinf(x) and x > 0)
-
-
-def _num(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
-
-
-def _fmt(x: Any) -> str:
-    if isinstance(x, (list, tuple)):
-        return ", ".join(_fmt(v) for v in x)
-    if isinstance(x, bool) or x is None:
-        return str(x)
-    if isinstance(x, int):
-        return str(x)
-    if isinstance(x, float):
-        if math.isinf(x):
-            return "∞" if x > 0 else "−∞"
-        if x != 0 and (abs(x) >= 1e4 or abs(x) < 1e-3):
-            return f"{x:.3g}"
-        return f"{x:.4g}"
-    return str(x)
-
-
-def _plain(x: Any) -> Any:
-    """numpy/torch scalars -> Python numbers, so the sidecar is plain JSON."""
-    if hasattr(x, "item") and getattr(x, "ndim", 0) == 0:
-        x = x.item()
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    return x
-
-
-# --------------------------------------------------------------------------- seeds
-@dataclass(frozen=True)
-class Rule:
-    """How per-seed values decide a claim: ``all`` seeds, the ``median``, or ``at_least`` k."""
-
-    name: str
-    k: int | None = None
-
-    def __str__(self) -> str:
-        return {"all": "every seed", "median": "median over seeds"}.get(self.name, f"at least {self.k} seeds")
-
-
-ALL_SEEDS = Rule("all")
-MEDIAN = Rule("median")
-
-
-def seeds_at_least(k: int) -> Rule:
-    return Rule("at_least", k)
-
-
-def _median(values: list) -> Any:
-    """The median of per-seed values; not observed unless every seed observed its event."""
-    import numpy as np
-
-    if not all(observed(v) and _num(v) for v in values):
-        return NOT_OBSERVED
-    return float(np.median(values))
-
-
-def decide(expected: Expectation, values: list, rule: Rule) -> tuple[bool, Any, int, float | None]:
-    """(holds, the value shown, seeds that hold, margin) for per-seed ``values`` under ``rule``.
-
-    The value shown is the one that decided: for ``all`` the seed nearest its bound (or the first
-    that fails), else the median. The margin is that value's distance from the bound.
-    """
-    held = [expected.holds(v) for v in values]
-    k = sum(held)
-    if rule.name == "all":
-        ok = k == len(values)
-        margins = [expected.margin(v) for v in values]
-        if all(m is not None for m in margins):
-            shown = values[min(range(len(values)), key=lambda i: margins[i])]
-        else:
-            shown = next((v for v, h in zip(values, held) if not h), _median(values) if ok else values[0])
-    elif rule.name == "median":
-        shown = _median(values)
-        ok = expected.holds(shown)
-    else:
-        ok, shown = k >= (rule.k or len(values)), _median(values)
-    return ok, shown, k, expected.margin(shown)
 
 
 # --------------------------------------------------------------------------- records

@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def cache_command(action: str, dry_run: bool = False, wait: bool = False) -> int:
     """``companion cache verify`` / ``companion cache prune [--dry-run]``."""
-    from companion import cache
+    from companion import cache, cache_upkeep
     from companion.dirlock import DirLock
 
     root = cache.cache_dir()
@@ -165,7 +165,7 @@ def cache_command(action: str, dry_run: bool = False, wait: bool = False) -> int
         return f"{n / 1e6:9.2f} MB"
 
     if action == "verify":
-        rows = cache.verify(root)
+        rows = cache_upkeep.verify(root)
         bad = [r for r in rows if r[2]]
         for path, n, problem in bad:
             print(f"  DAMAGED {mb(n)}  {path.relative_to(root)}: {problem}")
@@ -174,12 +174,12 @@ def cache_command(action: str, dry_run: bool = False, wait: bool = False) -> int
               + (" — `companion cache prune` removes them; a build would recompute them" if bad else ""))
         return 1 if bad else 0
     with DirLock(root, "the results cache", wait=wait):
-        rows = cache.prunable(root)
+        rows = cache_upkeep.prunable(root)
         for path, n, why in rows:
             print(f"  {mb(n)}  {path.relative_to(root)}  ({why})")
         total = sum(n for _, n, _ in rows)
         if not dry_run:
-            cache.remove([p for p, _, _ in rows])
+            cache_upkeep.remove([p for p, _, _ in rows])
         print(f"[cache] {'would remove' if dry_run else 'removed'} {len(rows)} item(s), {mb(total).strip()}, "
               f"from {root}; kept the entries of this library version ({cache.entries_dir().name})")
     return 0

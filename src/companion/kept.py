@@ -239,3 +239,104 @@ def index(root: Path | None = None) -> list[dict]:
         m = read_meta(f)
         out.append({**m, "path": str(f), "bytes": f.stat().st_size})
     return out
+
+
+# --------------------------------------------------------------------------- re-keying
+def _config_classes() -> dict[str, list[type]]:
+    """Every dataclass of the library by ``__qualname__`` (importing every module)."""
+    import dataclasses
+    import importlib
+    import pkgutil
+    import sys
+
+    import companion
+
+    for m in pkgutil.walk_packages(companion.__path__, "companion."):
+        if not m.name.endswith("__main__"):
+            importlib.import_module(m.name)
+    out: dict[str, list[type]] = {}
+    seen: set[int] = set()
+    for name, mod in list(sys.modules.items()):
+        if not name.startswith("companion"):
+            continue
+        for obj in vars(mod).values():
+            if isinstance(obj, type) and dataclasses.is_dataclass(obj) and id(obj) not in seen:
+                seen.add(id(obj))
+                out.setdefault(obj.__qualname__, []).append(obj)
+    return out
+
+
+def _experiments() -> dict[str, str]:
+    """Every cached experiment function's qualified name, by its short name."""
+    from companion.cache import EXPERIMENTS
+
+    _config_classes()  # imports every module, which registers every experiment
+    return {n.rsplit(".", 1)[-1]: n for n in EXPERIMENTS}
+
+
+def _migrate(tree: Any, classes: dict, class_renames: dict, field_renames: dict) -> Any:
+    """An old canonical configuration in today's classes: classes renamed, fields renamed, new
+    fields at their defaults. Raises ``KeyError`` when no class of today's library fits."""
+    import dataclasses
+
+    from companion.cache import _canonical
+
+    if isinstance(tree, list):
+        return [_migrate(v, classes, class_renames, field_renames) for v in tree]
+    if not isinstance(tree, dict) or "__class__" not in tree:
+        return tree
+    old = tree["__class__"]
+    new = class_renames.get(old, old)
+    fields = {field_renames.get(f"{old}.{k}", k): _migrate(v, classes, class_renames, field_renames)
+              for k, v in tree.items() if k != "__class__"}
+    fits = [c for c in classes.get(new, []) if set(fields) <= {f.name for f in dataclasses.fields(c)}]
+    if len(fits) != 1:
+        raise KeyError(f"{len(fits)} dataclasses named {new} hold the fields {sorted(fields)}")
+    out = {"__class__": new}
+    for f in dataclasses.fields(fits[0]):
+        if f.name in fields:
+            out[f.name] = fields[f.name]
+        elif f.default is not dataclasses.MISSING:
+            out[f.name] = _canonical(f.default)
+        elif f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+            out[f.name] = _canonical(f.default_factory())  # type: ignore[misc]
+        else:
+            raise KeyError(f"{new}.{f.name} has no default")
+    return out
+
+
+def rekey(experiment_renames: dict | None = None, class_renames: dict | None = None,
+          field_renames: dict | None = None, dry_run: bool = False, root: Path | None = None) -> list[str]:
+    """Re-key every kept result after a refactor, so that today's library finds it.
+
+    Kept files are keyed by the experiment's qualified name and its configuration's canonical
+    form (:func:`kept_key`). After experiments move between modules, config classes or fields are
+    renamed, or fields are added (at a default that keeps the old behaviour), each file's stored
+    configuration is migrated (:func:`_migrate`), its experiment found by short name (or through
+    ``experiment_renames``: old short name -> new short name), and the file renamed with its
+    metadata updated (the old name and key are kept under ``rekeyed_from``). Returns one line per
+    file that changed; raises if a file cannot be placed.
+    """
+    experiment_renames, class_renames = experiment_renames or {}, class_renames or {}
+    field_renames = field_renames or {}
+    classes, names = _config_classes(), _experiments()
+    lines = []
+    for f in sorted((root or results_root()).glob("*/*/*.npz")):
+        value, meta = read(f)
+        short = meta["experiment"].rsplit(".", 1)[-1]
+        name = names[experiment_renames.get(short, short)]
+        config = _migrate(meta["config"], classes, class_renames, field_renames)
+        key = hashlib.sha256(json.dumps({"name": name, "config": config}, sort_keys=True).encode()).hexdigest()
+        if key == meta["key"] and name == meta["experiment"]:
+            continue
+        target = f.with_name(f"{name.rsplit('.', 1)[-1]}-{key[:16]}.npz")
+        lines.append(f"{f.relative_to(f.parents[2])} -> {target.name}")
+        if dry_run:
+            continue
+        new_meta = {**meta, "experiment": name, "config": config, "key": key,
+                    "rekeyed_from": {"experiment": meta["experiment"], "key": meta["key"],
+                                     **({"rekeyed_from": meta["rekeyed_from"]} if "rekeyed_from" in meta else {})}}
+        write(target, value, new_meta)
+        if target != f:
+            f.unlink()
+    return lines
