@@ -85,35 +85,35 @@ fig = figures.training_curves(hist, m)
 fig
 
 # %% tags=["remove-input"]
-Markdown(f"Seed {cfg.seed}: train accuracy reached 99% at step **{m['t_train']:.0f}**, test accuracy at step "
-         f"**{m['t_test']:.0f}**: a delay of **{m['delay_ratio']:.1f}×**. Test accuracy when the training "
-         f"set was fit: **{m['test_acc_at_fit']:.3f}** (chance: {1 / cfg.p:.3f}); final test accuracy "
-         f"**{m['final_test_acc']:.3f}**; the weight norm at the test milestone is "
-         f"**{m['norm_ratio']:.2f}×** its value at the train milestone.")
+Markdown(f"Seed {cfg.seed}: train accuracy reached 99% at step **{m.t_train:.0f}**, test accuracy at step "
+         f"**{m.t_test:.0f}**: a delay of **{m.delay_ratio:.1f}×**. Test accuracy when the training "
+         f"set was fit: **{m.test_acc_at_fit:.3f}** (chance: {1 / cfg.p:.3f}); final test accuracy "
+         f"**{m.final_test_acc:.3f}**; the weight norm at the test milestone is "
+         f"**{m.norm_ratio:.2f}×** its value at the train milestone.")
 
 # %%
 hists = ex.training_runs(ex.seed_configs(cfg), ctx.device)  # the seed above is cached: the others train as a batch
-marks = [ex.milestones(h) for h in hists]
+seeds = ex.per_seed(hists)  # each milestone as a list over the seeds
 POWER = ("we show that neural networks learn through a process of “grokking” a pattern in the data, "
          "improving generalization performance from random chance level to perfect generalization, and "
          "that this improvement in generalization can happen well past the point of overfitting "
          "(Power et al. 2022, abstract)")
 claims.claim("delay", ref="Fig. 1", quantity="t_test / t_train (steps to 99% test vs train accuracy)",
-             per_seed=[m["delay_ratio"] for m in marks], expected=at_least(5), quote=POWER,
+             per_seed=seeds.delay_ratio, expected=at_least(5), quote=POWER,
              basis="“well past the point of overfitting” read as at least 5× the steps it took to fit; Power et "
                    "al.'s Fig. 1 shows about two orders of magnitude, and a run whose test accuracy never "
                    "reaches 99% has no delay (not observed), so it fails")
 claims.claim("near_chance_at_fit", ref="Fig. 1",
              quantity="test accuracy at t_train (when train accuracy first reaches 99%)",
-             per_seed=[m["test_acc_at_fit"] for m in marks], expected=at_most(3 / cfg.p), quote=POWER,
+             per_seed=seeds.test_acc_at_fit, expected=at_most(3 / cfg.p), quote=POWER,
              basis=f"chance is 1/p = {1 / cfg.p:.3f}; 3/p allows a few times chance and excludes any real "
                    f"generalisation at the moment the training set is fit",
              known_deviation=ex.known_deviation("near_chance_at_fit", profile, cfg))
 claims.claim("generalises", ref="Fig. 1", quantity="final test accuracy",
-             per_seed=[m["final_test_acc"] for m in marks], expected=greater_than(0.95), quote=POWER,
+             per_seed=seeds.final_test_acc, expected=greater_than(0.95), quote=POWER,
              basis="“perfect generalization”, with 5% slack for the few test pairs a finite run leaves wrong")
 claims.claim("norm_falls", ref="Fig. 1", quantity="weight norm at t_test / weight norm at t_train",
-             per_seed=[m["norm_ratio"] for m in marks], expected=less_than(1.0),
+             per_seed=seeds.norm_ratio, expected=less_than(1.0),
              quote="Previous explanations of grokking rely on weight norm decreases at late time (Kumar et "
                    "al. 2024, §1, on Liu et al. 2022 and Varma et al. 2023; with weight decay 1, as here)",
              basis="a decrease is any ratio below 1")

@@ -23,7 +23,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Mapping, TypeVar
 
-from companion.choices import ParameterError, one_of  # noqa: F401  (re-exported: the book's vocabulary)
+from companion.settings import ParameterError, one_of, unstated  # noqa: F401  (re-exported)
 
 PROFILES = ("smoke", "cpu", "paper")
 DEVICES = ("auto", "cpu", "cuda")
@@ -46,13 +46,6 @@ def resolve_device(device: str) -> str:
     if device == "cuda" and not torch.cuda.is_available():
         raise ParameterError("device 'cuda' was asked for but torch sees no GPU; valid devices here: auto, cpu")
     return device
-
-
-def unstated(default: Any = dataclasses.MISSING, *, default_factory: Any = dataclasses.MISSING,
-             note: str = "") -> Any:
-    """A config field whose value the paper does not state (the default is ours)."""
-    return dataclasses.field(default=default, default_factory=default_factory,
-                             metadata={"stated": False, "note": note})
 
 
 @dataclass(frozen=True)

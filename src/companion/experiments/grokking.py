@@ -9,13 +9,15 @@ the weight norm falls while the generalising circuit forms.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 from companion.cache import experiment
-from companion.data.modular import modular_arithmetic
+from companion.data.modular import OPERATIONS, modular_arithmetic
 from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
 from companion.models.transformer import Transformer, TransformerConfig
 from companion.profiles import select, unstated
+from companion.settings import one_of
 from companion.train import TrainConfig, train, train_batched, weight_norm
 
 TITLE = "Grokking on modular addition"
@@ -34,6 +36,11 @@ class GrokkingConfig:
     model: TransformerConfig = field(default_factory=TransformerConfig)
     train: TrainConfig = field(default_factory=lambda: TrainConfig(steps=50_000, n_evals=200))
     seed: int = unstated(0)  # data split and initialisation
+
+    def __post_init__(self):
+        one_of("op", self.op, OPERATIONS)
+        if self.model.p != self.p:
+            raise ValueError(f"the model's vocabulary (model.p = {self.model.p}) must be the task's p = {self.p}")
 
 
 PAPER = GrokkingConfig()
@@ -110,7 +117,19 @@ def training_runs(cfgs: list[GrokkingConfig], device: str = "cpu") -> list[dict]
     return [training_run(c, device) for c in cfgs]
 
 
-def milestones(hist: dict, threshold: float = 0.99) -> dict:
+@dataclass(frozen=True)
+class Milestones:
+    """Fig. 1's events in one run (:func:`milestones`)."""
+
+    t_train: Any  # first logged step with train accuracy ≥ threshold (NOT_OBSERVED if never)
+    t_test: Any  # the same for test accuracy
+    delay_ratio: Any  # t_test / t_train
+    test_acc_at_fit: Any  # test accuracy at t_train: still near chance when the training set is fit?
+    final_test_acc: float  # test accuracy at the last step
+    norm_ratio: Any  # weight norm at t_test / weight norm at t_train
+
+
+def milestones(hist: dict, threshold: float = 0.99) -> Milestones:
     """Fig. 1's events: the first logged steps at which train and test accuracy reach
     ``threshold`` (:data:`~companion.events.NOT_OBSERVED` if never), the delay t_test / t_train,
     test accuracy at t_train (is it still near chance when the training set is fit?), the final
@@ -123,9 +142,16 @@ def milestones(hist: dict, threshold: float = 0.99) -> dict:
     def at(t, key):
         return float(np.interp(t, hist["step"], hist[key])) if observed(t) else NOT_OBSERVED
 
-    return {"t_train": t_train, "t_test": t_test, "delay_ratio": ratio(t_test, t_train),
-            "test_acc_at_fit": at(t_train, "test_acc"), "final_test_acc": float(hist["test_acc"][-1]),
-            "norm_ratio": ratio(at(t_test, "weight_norm"), at(t_train, "weight_norm"), floor=0.0)}
+    return Milestones(t_train=t_train, t_test=t_test, delay_ratio=ratio(t_test, t_train),
+                      test_acc_at_fit=at(t_train, "test_acc"), final_test_acc=float(hist["test_acc"][-1]),
+                      norm_ratio=ratio(at(t_test, "weight_norm"), at(t_train, "weight_norm"), floor=0.0))
+
+
+def per_seed(hists: list[dict]) -> Milestones:
+    """:func:`milestones` of each seed's run, as one :class:`Milestones` whose fields are lists
+    (seed order): what the chapter's per-seed claims read."""
+    marks = [milestones(h) for h in hists]
+    return Milestones(**{f.name: [getattr(m, f.name) for m in marks] for f in fields(Milestones)})
 
 
 def run_all(profile: str, device: str, seed: int = 0) -> None:

@@ -42,7 +42,7 @@ class BatchedOptimizer:
 
     def __init__(self, params: list[torch.Tensor], name: str = "adamw", lr=1e-3, weight_decay=0.0,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, momentum: float = 0.0):
-        from companion.choices import one_of
+        from companion.settings import one_of
 
         one_of("optimizer", name, OPTIMIZERS)
         self.params, self.name = list(params), name
@@ -105,7 +105,7 @@ def make_optimizer(params, name: str = "adamw", lr=1e-3, weight_decay=0.0,
                    betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, momentum: float = 0.0):
     """``torch.optim``'s optimizer for shared hyper-parameters; :class:`BatchedOptimizer` when
     ``lr`` or ``weight_decay`` has one value per member."""
-    from companion.choices import one_of
+    from companion.settings import one_of
 
     one_of("optimizer", name, OPTIMIZERS)
     params = list(params)

@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from companion.profiles import unstated
+from companion.settings import unstated
 from companion.train.fit import GradFilter, fit, log_steps
 from companion.train.optim import OPTIMIZERS, make_optimizer
 
@@ -43,7 +43,7 @@ class TrainConfig:
     seed: int = unstated(0)  # mini-batch order
 
     def __post_init__(self):
-        from companion.choices import one_of
+        from companion.settings import one_of
 
         one_of("optimizer", self.optimizer, OPTIMIZERS)
 
