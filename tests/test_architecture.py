@@ -14,14 +14,14 @@ ALLOWED = {
     "data": set(),
     "models": {"data"},
     "train": {"models", "data", "slices"},
-    "measures": {"models", "data", "train", "events"},
-    "theory": {"models", "data", "events"},
+    "measures": {"models", "data", "train", "events", "slices"},
+    "theory": {"models", "data", "events", "slices"},
     "experiments": {"data", "models", "train", "measures", "theory", "cache", "kept", "events", "profiles",
-                    "slices", "claims", "expectations"},
+                    "slices", "claims", "expectations", "runs"},
     "figures": {"plotting", "events"},
 }
 #: modules with no library imports of their own, usable everywhere
-LEAVES = {"choices"}
+LEAVES = {"settings"}
 MAX_LINES = 400
 
 
