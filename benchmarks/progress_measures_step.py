@@ -27,7 +27,7 @@ import torch.nn.functional as F
 
 from companion.data.modular import modular_split
 from companion.experiments import progress_measures as ex
-from companion.measures.embedding import med
+from companion.measures.embedding import fourier_gini, med, restricted_excluded_loss, weight_norm_sq
 from companion.models.gu import gu_config, gu_transformer
 from companion.train import cross_entropy, evaluate, optimizer_for
 
@@ -143,8 +143,8 @@ def main(n: int = 20, device: str = "cpu", authors_code: str | None = None) -> d
     def one_eval():  # what modular_run records at one evaluation step
         evaluate(m2, data.train_x, data.train_y, "float32")
         evaluate(m2, data.test_x, data.test_y, "float32")
-        ex.med(m2.W_E, p), ex.med(m2.W_E, p, 0, "sum"), ex.weight_norm_sq(m2), ex.fourier_gini(m2.W_E, p)
-        ex.restricted_excluded_loss(m2, p, mask)
+        med(m2.W_E, p), med(m2.W_E, p, 0, "sum"), weight_norm_sq(m2), fourier_gini(m2.W_E, p)
+        restricted_excluded_loss(m2, p, mask)
     e_cpu, e_wall = timed(one_eval, max(n // 4, 3), device)
     n_evals = len(ex.eval_grid(run))
     frac = n_evals / run.train.steps

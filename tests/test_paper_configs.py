@@ -117,7 +117,7 @@ def test_large_gu_runs_step_and_their_evaluations_fit(p, d_model):
     from companion.train import cross_entropy, optimizer_for
 
     run = replace(ex.Run(), p=p, d_model=d_model)
-    data, model, _, _ = ex._setup(run, "cpu")
+    data, model, _, _ = ex.setup_run(run, "cpu")
     opt = optimizer_for(model.parameters(), run.train)
     loss = cross_entropy(model(data.train_x), data.train_y, run.train.loss_dtype)
     loss.backward()

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import torch
 
+from companion.data.modular import OPERATIONS, modular_split
 from companion.measures import embedding as me
 from companion.models.gu import gu_config, gu_transformer, toeplitz_embedding
-from companion.data.modular import OPERATIONS, modular_split
 from companion.theory import progress_measures as th
 
 
@@ -28,7 +28,10 @@ def test_def42_med_on_a_circle():
 def test_def42_med_literal_loop_and_offset():
     p, k = 7, 3
     W = torch.randn(p + k + 1, 5, generator=torch.Generator().manual_seed(0))
-    lit = lambda s: sum(float((W[s + (i + 1) % p] - W[s + i]).norm()) for i in range(p)) / p  # noqa: E731
+
+    def lit(s: int) -> float:
+        return sum(float((W[s + (i + 1) % p] - W[s + i]).norm()) for i in range(p)) / p
+
     assert me.med(W, p) == pytest.approx(lit(0), rel=1e-6)
     assert me.med(W, p, offset=k) == pytest.approx((lit(0) + lit(k)) / 2, rel=1e-6)
 
@@ -62,12 +65,29 @@ def test_mlp_internals_reproduce_the_logits():
     assert torch.allclose(logits, m(d.test_x), atol=1e-5)
 
 
-def test_restricted_loss_runs_and_is_finite():
-    m = gu_transformer(gu_config(11, d_model=16), 0)
-    mask = torch.zeros(121, dtype=torch.bool)
+def test_restricted_excluded_loss_with_every_frequency_is_the_group_mean_projection():
+    """With all (p−1)/2 frequencies kept, projecting the MLP activations onto cos/sin(w_k(a+b)) is
+    replacing them by their mean over the pairs with the same (a + b) mod p, minus the grand mean:
+    the losses computed that way (no Fourier basis) must agree."""
+    import torch.nn.functional as F
+
+    p = 7
+    m = gu_transformer(gu_config(p, d_model=16), 0).double()
+    mask = torch.zeros(p * p, dtype=torch.bool)
     mask[::3] = True
-    r, e = me.restricted_excluded_loss(m, 11, mask)
-    assert math.isfinite(r) and math.isfinite(e)
+    r, e = me.restricted_excluded_loss(m, p, mask, n_freq=(p - 1) // 2)
+    a, b = torch.arange(p).repeat_interleave(p), torch.arange(p).repeat(p)
+    tokens = torch.stack([a, b, torch.full_like(a, p)], 1)
+    y = (a + b) % p
+    logits = m(tokens)
+    _, N = me.mlp_internals(m, tokens)
+    group = torch.stack([N[y == c].mean(0) for c in range(p)])
+    PN = group[y] - N.mean(0)
+    W_logit = m.blocks[0].W_out @ m.W_U
+    restricted = (N.mean(0, keepdim=True) + PN) @ W_logit
+    restricted = restricted - restricted.mean(0) + logits.mean(0)
+    assert r == pytest.approx(F.cross_entropy(restricted, y).item(), rel=1e-9)
+    assert e == pytest.approx(F.cross_entropy((logits - PN @ W_logit)[mask], y[mask]).item(), rel=1e-9)
 
 
 def test_modular_split_shapes_offset_and_labels():
@@ -164,10 +184,81 @@ def test_summaries_on_a_synthetic_history():
 def test_paper_profile_holds_the_papers_settings():
     from companion.experiments import progress_measures as ex
 
-    assert ex.departures_table("paper") == []
     run = ex.config("fig5", "paper").base
     assert (run.p, run.train_frac, run.d_model, run.train.steps, run.train.lr, run.train.weight_decay) == \
         (97, 0.3, 128, 30_000, 1e-3, 1.0)
     img = ex.config("fig7", "paper")
     assert (img.size, img.n_images, img.train_frac, img.width, img.batch, img.lr) == (224, 14_641, 0.25, 64, 200, 1e-3)
     assert ex.config("fig5", "paper").primes == (47, 97, 211, 379)
+    assert "0 setting(s) depart from the paper's" in ex.departures_table("paper").data
+
+
+def test_departures_are_what_the_cpu_profile_changes():
+    """The departures table lists exactly the fields the cpu profile's ``replace`` lines change."""
+    from companion.experiments import progress_measures as ex
+    from companion.profiles import departures
+
+    cpu_run = {"base.p", "base.train_frac", "base.d_model", "base.train.steps", "base.train.lr", "base.eval_every"}
+    expected = {
+        "fig5": cpu_run | {"primes"},
+        "fig7": {"size", "n_images", "width", "stem", "epochs", "eval_every"},
+        "fig8": set(),
+        "ops": cpu_run - {"base.d_model"} | {"base.train.stop_after_test_acc", "base.train.stop_patience",
+                                             "small_p_train", "cases"},
+    }
+    for name, fields in expected.items():
+        cfgs = ex.CONFIGS[name]
+        assert {f for f, _, _ in departures(cfgs["cpu"], cfgs["paper"])} == fields, name
+    table = ex.departures_table("cpu").data
+    assert "| fig5 | `primes` | (47, 97, 211, 379) | (47, 59) |" in table
+    assert "| fig7 | `stem` | imagenet | cifar |" in table
+    assert "fig8" not in table
+
+
+def test_configs_validate_their_kinds():
+    from companion.settings import ParameterError
+    from companion.experiments import progress_measures as ex
+
+    for bad in ({"op": "x5"}, {"shape": "ring"}, {"init": "zeros"}, {"model": "cnn"}):
+        with pytest.raises(ParameterError):
+            ex.Run(**bad)
+    with pytest.raises(ParameterError):
+        ex.ImageRun(stem="vgg")
+
+
+def test_figure_summaries_on_synthetic_histories():
+    """The per-figure summaries, against values worked out by hand."""
+    from companion.experiments import progress_measures as ex
+
+    step = np.arange(0, 101, 10)
+    ones = np.ones(11)
+
+    def hist(test_acc, **kw):
+        return {"step": step, "train_acc": np.r_[0.5, np.ones(10)], "test_acc": np.asarray(test_acc, float),
+                "test_loss": 1 - np.asarray(test_acc, float), **kw}
+
+    # Table 1: U-Acc falls with the square hole but not with the strip
+    holes = {("square", 2): hist(np.r_[0, ones[:10]], acc_hole=0.2 * ones, acc_rest=ones),
+             ("square", 4): hist(np.r_[0, 0.8 * ones[:10]], acc_hole=0.1 * ones, acc_rest=0.9 * ones),
+             ("strip", 1): hist(np.r_[0, 0.5 * ones[:10]]), ("strip", 3): hist(np.r_[0, 0.6 * ones[:10]])}
+    s = ex.holes_summary(holes)
+    assert (s.square_holes, s.strip_holes, s.square_ceiling_falls, s.strip_ceiling_falls) == ("2, 4", "1, 3", True,
+                                                                                              False)
+    assert (s.smallest_square, s.smallest_square_u_acc, s.largest_square) == (2, 1.0, 4)
+    assert s.largest_square_hole_minus_rest == pytest.approx(0.1 - 0.9)
+    # Figs. 9–11: the wide model groks at 40, the narrow one at 80; a panel where only the wide one groks
+    w = ex.widths_summary({("A", 8): hist(np.r_[np.zeros(8), ones[:3]], med_sum=ones),
+                           ("A", 16): hist(np.r_[np.zeros(4), ones[:7]], med_sum=ones),
+                           ("B", 8): hist(np.zeros(11), med_sum=ones), ("B", 32): hist(ones, med_sum=ones)})
+    assert w.contrasts[("A", 16)] == ex.summaries.WidthContrast(8, 16, 0.5)
+    assert w.contrasts[("B", 32)].ratio == 0.0
+    # Fig. 20: onset ratios 20/40 and 30/30, median 0.75
+    st = ex.structured_summary({("random", 0.5, 0): hist(np.r_[np.zeros(4), ones[:7]]),
+                                ("toeplitz", 0.5, 0): hist(np.r_[np.zeros(2), ones[:9]]),
+                                ("random", 0.5, 1): hist(np.r_[np.zeros(3), ones[:8]]),
+                                ("toeplitz", 0.5, 1): hist(np.r_[np.zeros(3), ones[:8]])}, (0.5,), (0, 1, 2))
+    assert st.median_ratio == pytest.approx(0.75) and len(st.rows) == 2
+    # Fig. 8: V = 1, 0.5, 0.6 (one increase of 0.1); final point (2, 0.5, 1): xwu = 1, distance √1.25
+    o = ex.ode_summary({"V": np.array([[1.0, 0.5, 0.6]]), "traj": np.array([[[0.1, 0.1, 0.1], [2.0, 0.5, 1.0]]])})
+    assert o.largest_V_increase == pytest.approx(0.1) and o.largest_xwu_error == pytest.approx(0.0)
+    assert o.median_distance_to_one == pytest.approx(math.sqrt(1.25)) and o.largest_final_coordinate == 2.0

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from companion.data import polygons
-from companion.models.resnet import ResNet18, ResNet18Config
+from companion.experiments.progress_measures.images import accuracy, train_classifier
+from companion.models.resnet import ResNet18, ResNet18Config, to_input
 
 
 def test_fig6_labels_are_side_sums():
@@ -41,3 +43,36 @@ def test_resnet18_matches_torchvision_parameter_count():
     assert sum(p.numel() for p in m.parameters()) == 11_689_512
     small = ResNet18(ResNet18Config(width=4, stem="cifar"), seed=0)
     assert small(torch.zeros(2, 3, 16, 16)).shape == (2, 52)
+
+
+def test_fig7_train_classifier_is_adam_over_shuffled_minibatches():
+    """The trainer on :func:`companion.train.fit.fit` against a plain loop written here: epochs over
+    a fresh shuffle, one ``torch.optim.Adam`` (coupled L2) step per mini-batch, the epoch's running
+    train accuracy and loss, eval-mode test accuracy at epoch 1, every ``eval_every``-th and the last."""
+    g = torch.Generator().manual_seed(0)
+    img = torch.randint(0, 256, (19, 8, 8), generator=g, dtype=torch.uint8)
+    y = torch.randint(0, 52, (19,), generator=g)
+    n, batch, epochs, lr, wd = 13, 5, 3, 1e-3, 1e-3
+    model = ResNet18(ResNet18Config(width=2, stem="cifar"), seed=1)
+    h = train_classifier(model, img[:n], y[:n], img[n:], y[n:], epochs, batch, lr, wd, eval_every=2, seed=4)
+
+    ref = ResNet18(ResNet18Config(width=2, stem="cifar"), seed=1)
+    opt = torch.optim.Adam(ref.parameters(), lr=lr, weight_decay=wd)
+    gen = torch.Generator().manual_seed(4)
+    train_acc, test_acc = [], []
+    for ep in range(1, epochs + 1):
+        perm, correct = torch.randperm(n, generator=gen), 0
+        for i in range(0, n, batch):
+            idx = perm[i:i + batch]
+            logits = ref(to_input(img[:n][idx]))
+            opt.zero_grad()
+            F.cross_entropy(logits, y[:n][idx]).backward()
+            opt.step()
+            correct += int((logits.argmax(1) == y[:n][idx]).sum())
+        train_acc.append(correct / n)
+        if ep in (1, 2, 3):
+            test_acc.append(accuracy(ref, img[n:], y[n:], 4 * batch, 3))
+    assert h["epoch"].tolist() == [1, 2, 3] and h["test_epoch"].tolist() == [1, 2, 3]
+    assert h["train_acc"].tolist() == train_acc and h["test_acc"].tolist() == test_acc
+    for a, b in zip(model.state_dict().values(), ref.state_dict().values()):
+        assert torch.equal(a, b)

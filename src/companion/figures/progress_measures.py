@@ -1,7 +1,8 @@
 """Figures of the progress_measures chapter (Gu et al., "Beyond Progress Measures").
 
-Results in, Figure out. The paper draws its curves on linear axes against epochs (one
-full-batch step = one epoch); so do these, with the raw logged values.
+Results in, Figure (or Markdown table) out. The paper draws its curves on linear axes against
+epochs (one full-batch step = one epoch); so do these, with the raw logged values. The tables
+take the summaries of :mod:`companion.experiments.progress_measures.summaries`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import numpy as np
 from companion.plotting import TEST, TRAIN, paper_title, subplots, sweep_colors
 
 
-def md_table(header: list[str], rows: list[list]) -> str:
+def md_table(header: list[str], rows) -> str:
     """A Markdown table (display it with ``IPython.display.Markdown``)."""
     def fmt(v) -> str:  # a "|" inside a cell ("mean |Δ acc|") would end the cell
         return (f"{v:.3g}" if isinstance(v, float) else str(v)).replace("|", "\\|")
@@ -27,7 +28,8 @@ def fig1_concept():
     ax = axes[0, 0]
     ax.set_axis_off()
     box = dict(boxstyle="round,pad=0.5", fc="#eef3fb", ec="#1f77b4")
-    ax.text(0.15, 0.75, "weight decay\n→ uniform token embeddings\n(small MED, Thm 3.8)", ha="center", va="center", bbox=box)
+    ax.text(0.15, 0.75, "weight decay\n→ uniform token embeddings\n(small MED, Thm 3.8)", ha="center", va="center",
+            bbox=box)
     ax.text(0.15, 0.25, "training-set distribution\ncovers the task\n(Thm 3.12)", ha="center", va="center", bbox=box)
     ax.text(0.55, 0.5, "grokking", ha="center", va="center", fontsize=14,
             bbox=dict(boxstyle="round,pad=0.6", fc="#fdecea", ec=TEST))
@@ -55,11 +57,12 @@ def fig3_splits(layouts: dict):
 
 
 def _curves(ax, h, key, **kw):
+    """One logged quantity against epoch."""
     ax.plot(h["step"], h[key], **kw)
 
 
 def metric_rows(hists: dict, ref: str, med_key: str = "med"):
-    """One row per run: (a) loss, (b) accuracy, (c) MED — the authors' ``plot_metrics`` layout."""
+    """Figs. 12–19: one row per run: (a) loss, (b) accuracy, (c) MED — the authors' ``plot_metrics`` layout."""
     fig, axes = subplots(len(hists), 3, width=3.6, height=2.7)
     for row, (label, h) in zip(axes, hists.items()):
         _curves(row[0], h, "train_loss", color=TRAIN, label="train")
@@ -78,6 +81,7 @@ def metric_rows(hists: dict, ref: str, med_key: str = "med"):
 
 
 def shade_window(ax, win):
+    """Shade Fig. 5's correlation window (train accuracy 0.99 to test accuracy 0.95)."""
     t0, t1 = win
     if np.isfinite(t0):
         ax.axvspan(t0, t1, color="#f5d76e", alpha=0.35, lw=0)
@@ -157,7 +161,7 @@ def fig5_primes(runs: dict, windows: dict):
 
 
 def measure_comparison(h: dict, win):
-    """Not in the paper: MED next to the other progress measures, each scaled to [0, 1]."""
+    """Beside Fig. 5, not in the paper: MED next to the other progress measures, each scaled to [0, 1]."""
     fig, axes = subplots(1, 1, width=7.5, height=3.6)
     ax = axes[0, 0]
     keys = [("test_loss", "test loss", TEST), ("med", "MED", "k"), ("wnorm2", "weight norm² W(θ)", "#2ca02c"),
@@ -190,6 +194,7 @@ def fig6_dataset(tiles: np.ndarray, sides: tuple, samples: np.ndarray, sample_la
 
 
 def fig7_resnet(h: dict):
+    """Fig. 7: running train accuracy and eval-mode test accuracy of the ResNet-18 per epoch."""
     fig, axes = subplots(1, 1, width=6)
     ax = axes[0, 0]
     ax.plot(h["epoch"], h["train_acc"], color=TRAIN, label="train (running, train mode)")
@@ -202,6 +207,7 @@ def fig7_resnet(h: dict):
 
 
 def fig8_ode(res: dict, n_show: int = 40):
+    """Fig. 8: trajectories of App. C's flow in 3-D, and the Lyapunov function along them."""
     fig = subplots(1, 1)[0]
     fig.clf()
     fig.set_size_inches(9, 3.8)
@@ -258,7 +264,8 @@ def coverage_plot(res: dict):
     alphas = sorted({r["alpha"] for r in rows})
     for c, a in zip(sweep_colors(len(alphas)), alphas):
         rr = [r for r in rows if r["alpha"] == a]
-        axes[0, 0].plot([r["k"] for r in rr], [r["covered_test_frac"] for r in rr], "o-", color=c, label=f"α = {a} (torus)")
+        axes[0, 0].plot([r["k"] for r in rr], [r["covered_test_frac"] for r in rr], "o-", color=c,
+                        label=f"α = {a} (torus)")
         axes[0, 0].plot([r["k"] for r in rr], [r["covered_test_frac_box"] for r in rr], "s--", color=c,
                         label=f"α = {a} (no wrap)")
     axes[0, 0].set(xlabel="k (cover radius)", ylabel="covered share of test pairs")
@@ -269,3 +276,110 @@ def coverage_plot(res: dict):
     paper_title(axes[0, 0], "Thm 3.12", "coverage, Monte Carlo")
     axes[0, 1].set_title("the bound's training fraction")
     return fig
+
+
+def operation_curves(runs: dict, cases: tuple):
+    """Figs. 12–19: :func:`metric_rows` with each run labelled by its figure and function."""
+    ops = {c[0]: c[1] for c in cases}
+    return metric_rows({f"{fig}: {ops[fig]}": h for fig, h in runs.items()}, "Figs. 12–19")
+
+
+# ------------------------------------------------------------------------------- tables
+def _md(header: list[str], rows):
+    from IPython.display import Markdown
+
+    return Markdown(md_table(header, [list(r) for r in rows]))
+
+
+def coverage_table(cov: dict):
+    """Thm 3.12: the bound and the Monte-Carlo coverage per (k, α)."""
+    return _md(["k", "C", "α > 2 ln p / C", "α", "union bound p²(1−C/p²)^{αp²}", "mean uncovered (MC)",
+                "covered test share (torus)", "covered test share (no wrap)"],
+               [[r["k"], r["C"], r["alpha_min"], r["alpha"], r["union_bound"], r["uncovered_mean"],
+                 r["covered_test_frac"], r["covered_test_frac_box"]] for r in cov["rows"]])
+
+
+def depth_table(summary):
+    """Fig. 2: grokking step, post-grokking fluctuation and MED per depth."""
+    return _md(["layers", "first test acc ≥ 0.95", "post-grokking mean |Δ test acc|", "MED peak", "MED end"],
+               summary.rows)
+
+
+def table1(holes: dict, summary, paper: dict):
+    """Table 1: U-Acc, L-Acc and GO-Epoch here and in the paper, and the best accuracy inside the
+    hole and elsewhere."""
+    rows = []
+    for (shape, k), s in summary.stats.items():
+        pu, pl, pgo = paper.get((shape, k), ("–", "–", "–"))
+        h = holes[(shape, k)]
+        rows.append([shape.upper(), k, round(100 * s["u_acc"], 2), pu, round(100 * s["l_acc"], 2), pl, s["go"], pgo,
+                     round(100 * float(h["acc_hole"].max()), 1), round(100 * float(h["acc_rest"].max()), 1)])
+    return _md(["method", "para", "U-Acc % (here)", "U-Acc % (paper)", "L-Acc % (here)", "L-Acc % (paper)",
+                "GO-Epoch (here)", "GO-Epoch (paper)", "max acc in hole %", "max acc elsewhere %"], rows)
+
+
+def table1_paper(paper: dict):
+    """Table 1 as printed in the paper (p = 97, α = 0.3)."""
+    from IPython.display import Markdown
+
+    return Markdown("The paper's rows (p = 97, α = 0.3), for comparison:\n\n" + md_table(
+        ["method", "para", "U-Acc %", "L-Acc %", "GO-Epoch"], [[s.upper(), k, *v] for (s, k), v in paper.items()]))
+
+
+def commutativity_table(summary):
+    """Fig. 4: the ceiling per α and how much of it memorised commutativity explains."""
+    return _md(["α", "max test acc", "(1−α)·max acc", "acc, mirror in train", "acc, mirror not in train",
+                "share of test pairs with mirror in train", "share of correct answers explained by mirror"],
+               summary.rows)
+
+
+def primes_table(summary):
+    """Fig. 5: MED's and W(θ)'s correlation with the test loss per prime."""
+    return _md(["p", "test acc ≥ 0.95 at", "r(MED, test loss) window", "r(W, test loss) window",
+                "r(MED) train-acc-1 → end", "r(W) train-acc-1 → end", "MED at init", "min MED (sum)"], summary.rows)
+
+
+def ode_note(summary):
+    """Fig. 8: where the trajectories end."""
+    from IPython.display import Markdown
+
+    return Markdown(f"Median final distance to (1, 1, 1): **{summary.median_distance_to_one:.3f}**; "
+                    f"largest final coordinate **{summary.largest_final_coordinate:.3f}**.")
+
+
+def widths_table(summary):
+    """Figs. 9–11: grokking step, best test accuracy and MED per (panel, d_model)."""
+    return _md(["figure", "d_model", "first test acc ≥ 0.95", "max test acc", "min MED (sum)"], summary.rows)
+
+
+def operations_table(cases: dict):
+    """Figs. 12–19: best test accuracy, grokking step and the window correlations per function."""
+    return _md(["figure", "f", "p", "d_model", "α", "max test acc", "test acc ≥ 0.95 at",
+                "r(MED, test loss) window", "r(W, test loss) window"],
+               [[c.fig, c.op, c.p, c.d_model, c.train_frac, c.max_test_acc, c.grok_step, c.med_r, c.wnorm_r]
+                for c in cases.values()])
+
+
+def structured_table(summary):
+    """Fig. 20: grokking onset with random and Toeplitz W_E per (α, seed)."""
+    return _md(["α", "seed", "onset, random W_E", "onset, Toeplitz W_E", "ratio"], summary.rows)
+
+
+def notation_table(notation: list):
+    """Table 2 (App. A): the paper's notation."""
+    return _md(["notation", "description"], notation)
+
+
+def benchmark_table(bench):
+    """Performance section: the step benchmark's rows, or the note that it was not run."""
+    from IPython.display import Markdown
+
+    return Markdown(bench if isinstance(bench, str) else md_table(list(bench[0]), [list(r.values()) for r in bench]))
+
+
+def ensemble_table(ensemble: list):
+    """Performance section: the K-seed ensemble's rows on a GPU, or a note."""
+    from IPython.display import Markdown
+
+    return Markdown(md_table(list(ensemble[0]), [list(r.values()) for r in ensemble]) if ensemble
+                    else "*no GPU measurement on this checkout*")

@@ -22,13 +22,16 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from companion.settings import one_of
+
+MED_SCALES = ("mean", "sum")  # Def. 4.2's 1/p average, or the sum of Fig. 5's caption
+
 
 def med(W_E: torch.Tensor, p: int, offset: int = 0, scale: str = "mean") -> float:
     """Def. 4.2: mean over i ∈ Z_p of ‖φ(i+1 mod p) − φ(i)‖₂ over the first-operand tokens
     0…p−1; with an offset k ≠ 0 also over the second-operand tokens k…k+p−1, and the two averaged
     (as the authors' code does). ``scale="sum"`` returns p × that (Fig. 5)."""
-    if scale not in ("mean", "sum"):
-        raise ValueError(f"unknown MED scale {scale!r}; valid scales: mean, sum")
+    one_of("MED scale", scale, MED_SCALES)
     W = W_E.detach().double()
     starts = (0,) if offset == 0 else (0, offset)
     vals = []

@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from companion.models.transformer import Transformer, TransformerConfig
+from companion.settings import one_of
 
 
 @dataclass(frozen=True)
@@ -53,14 +54,19 @@ def toeplitz_embedding(d_vocab: int, d_model: int, seed: int) -> torch.Tensor:
     return (T[:, :d_vocab].T / math.sqrt(d_model)).float().contiguous()
 
 
-def gu_transformer(cfg: GuTransformerConfig, seed: int, init: str = "random") -> Transformer:
-    """The shared transformer with Gu et al.'s config; ``init="toeplitz"`` replaces W_E (App. E)."""
+INITS = ("random", "toeplitz")  # W_E initialisation (App. E)
+
+
+def gu_transformer(cfg: GuTransformerConfig, seed: int, init: str = "random",
+                   toeplitz_seed_offset: int = 10_007) -> Transformer:
+    """The shared transformer with Gu et al.'s config; ``init="toeplitz"`` replaces W_E (App. E)
+    by :func:`toeplitz_embedding` drawn with ``seed + toeplitz_seed_offset`` (a stream apart from
+    the model's own initialisation)."""
+    one_of("init", init, INITS)
     model = Transformer(cfg, seed=seed)
     if init == "toeplitz":
         with torch.no_grad():
-            model.W_E.copy_(toeplitz_embedding(cfg.d_vocab, cfg.d_model, seed + 10_007))
-    elif init != "random":
-        raise ValueError(f"unknown init {init!r}; valid inits: random, toeplitz")
+            model.W_E.copy_(toeplitz_embedding(cfg.d_vocab, cfg.d_model, seed + toeplitz_seed_offset))
     return model
 
 

@@ -9,7 +9,9 @@ p² (1 − C/p²)^{α p²} < 1 gives every point covered once α > 2 ln p / C.
 ODE (App. C, eqs. 14–16): gradient flow of ½(1 − xwu)²,
 ẋ = (1 − xwu) wu, ẇ = (1 − xwu) xu, u̇ = (1 − xwu) xw, with Lyapunov function
 V = (x−1)² + (w−1)² + (u−1)²; V̇ = 2(3xwu − wu − xu − xw)(1 − xwu): the paper prints it without
-the factor 2. Within the unit cube xwu ≤ each pairwise product, so V̇ ≤ 0.
+the factor 2. Within the unit cube xwu ≤ each pairwise product, so V̇ ≤ 0. The flow is
+integrated (:func:`ode_trajectories`), not trained: it is the one gradient flow of the chapter
+that does not go through :func:`companion.train.fit.fit`.
 """
 
 from __future__ import annotations
@@ -101,7 +103,8 @@ def lyapunov_rate_paper(s: np.ndarray) -> np.ndarray:
 
 
 def ode_trajectories(n_starts: int, t_max: float, n_t: int, seed: int, rtol: float = 1e-8) -> dict:
-    """Integrate the flow (RK45) from ``n_starts`` uniform points in (0, 1]³; arrays
+    """Integrate the flow (RK45, not :func:`companion.train.fit.fit`: an ODE solved to ``rtol``,
+    not gradient steps) from ``n_starts`` uniform points in (0, 1]³; arrays
     ``t`` (n_t,), ``traj`` (n_starts, n_t, 3), ``V`` (n_starts, n_t)."""
     from scipy.integrate import solve_ivp
 

@@ -1,0 +1,220 @@
+"""The chapter's profiles as data: every config's defaults are the paper's (``PAPER_*``), and
+each reduced profile is a ``replace`` of it whose departures read one per line."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from companion.profiles import departures_table as profile_departures
+from companion.profiles import select
+
+from .images import ImageRun
+from .runs import PAPER_TRAIN, Run
+from .sweeps import Commutativity, Depth, Holes, Operations, Primes, Structured, Widths
+from .theory import ODE, Coverage
+
+# ------------------------------------------------------------------------------- shared runs
+PAPER_RUN = Run()
+CPU_TRAIN = replace(
+    PAPER_TRAIN,
+    steps=1_200,
+    lr=3e-3,  # 3× the paper's lr: groks in ~500 steps at p = 47
+)
+SMOKE_TRAIN = replace(
+    PAPER_TRAIN,
+    steps=30,
+    lr=3e-3,
+    n_evals=10,
+)
+CPU_RUN = replace(
+    PAPER_RUN,
+    p=47,
+    train_frac=0.5,
+    d_model=64,
+    train=CPU_TRAIN,
+    eval_every=10,
+)
+SMOKE_RUN = replace(
+    PAPER_RUN,
+    p=11,
+    train_frac=0.5,
+    d_model=32,
+    train=SMOKE_TRAIN,
+    eval_every=5,
+)
+
+# ------------------------------------------------------------------------------- Fig. 2
+PAPER_DEPTH = Depth()
+CPU_DEPTH = replace(
+    PAPER_DEPTH,
+    base=CPU_RUN,
+    layers=(1, 2),
+)
+SMOKE_DEPTH = replace(
+    PAPER_DEPTH,
+    base=SMOKE_RUN,
+    layers=(1, 2),
+)
+
+# ------------------------------------------------------------------------------- Table 1
+PAPER_HOLES = Holes()
+CPU_HOLES = replace(
+    PAPER_HOLES,
+    base=replace(CPU_RUN, breakdown=True),
+    squares=(14, 29),  # 30 and 60 scaled to p = 47 by area
+    strips=(22, 13),  # t = 22 leaves (almost) no leftover test pairs, like the paper's t = 67
+)
+SMOKE_HOLES = replace(
+    PAPER_HOLES,
+    base=replace(SMOKE_RUN, breakdown=True),
+    squares=(2, 4),
+    strips=(3,),
+)
+
+# ------------------------------------------------------------------------------- Fig. 4
+PAPER_COMMUTATIVITY = Commutativity()
+CPU_COMMUTATIVITY = replace(
+    PAPER_COMMUTATIVITY,
+    # p = 31 ≡ 1 (mod 3) keeps the factorisation of i² + ij + j² that p = 97 has
+    base=replace(CPU_RUN, p=31, op="x2+xy+y2", breakdown=True, train=replace(CPU_TRAIN, steps=1_500)),
+)
+SMOKE_COMMUTATIVITY = replace(
+    PAPER_COMMUTATIVITY,
+    base=replace(SMOKE_RUN, p=13, op="x2+xy+y2", breakdown=True),
+    fracs=(0.5, 0.7),
+)
+
+# ------------------------------------------------------------------------------- Fig. 5
+PAPER_PRIMES = Primes()
+CPU_PRIMES = replace(
+    PAPER_PRIMES,
+    base=CPU_RUN,
+    primes=(47, 59),
+)
+SMOKE_PRIMES = replace(
+    PAPER_PRIMES,
+    base=SMOKE_RUN,
+    primes=(11, 13),
+)
+
+# ------------------------------------------------------------------------------- Figs. 9–11
+PAPER_WIDTHS = Widths()
+CPU_WIDTHS = replace(
+    PAPER_WIDTHS,
+    base=CPU_RUN,
+    panels=(("Fig. 9 (right)", 47, 0, (64, 128)),),
+)
+SMOKE_WIDTHS = replace(
+    PAPER_WIDTHS,
+    base=SMOKE_RUN,
+    panels=(("Fig. 9 (right)", 11, 0, (16, 32)),),
+)
+
+# ------------------------------------------------------------------------------- Figs. 12–19
+PAPER_OPERATIONS = Operations()
+CPU_OPERATIONS = replace(
+    PAPER_OPERATIONS,
+    # x − y groks later than x + y: up to 1 600 epochs, stopping 10 % after test acc 0.95
+    base=replace(CPU_RUN, d_model=128,
+                 train=replace(CPU_TRAIN, steps=1_600, stop_after_test_acc=0.95, stop_patience=0.1)),
+    # the polynomial families at p = 31 with Fig. 4's steps, so Figs. 16–18 are Fig. 4's runs
+    small_p_train=replace(CPU_TRAIN, steps=1_500),
+    # x − y and x·y at p = 47 like Fig. 5; the polynomial families at p = 31 (≡ 1 mod 3)
+    cases=(("Fig. 12", "sub", 128, 0.5, 47), ("Fig. 13", "mul", 128, 0.5, 47), ("Fig. 14", "x2+y2", 64, 0.5, 31),
+           ("Fig. 15", "x3+y3", 64, 0.5, 31), ("Fig. 16", "x2+xy+y2", 64, 0.5, 31),
+           ("Fig. 17", "x2+xy+y2", 64, 0.6, 31), ("Fig. 18", "x2+xy+y2", 64, 0.7, 31),
+           ("Fig. 19", "x3+xy+y3", 64, 0.5, 31)),
+)
+SMOKE_OPERATIONS = replace(
+    PAPER_OPERATIONS,
+    base=SMOKE_RUN,
+    cases=(("Fig. 12", "sub", 32, 0.5, 11), ("Fig. 16", "x2+xy+y2", 32, 0.5, 13)),
+)
+
+# ------------------------------------------------------------------------------- Fig. 20
+PAPER_STRUCTURED = Structured()
+CPU_STRUCTURED = replace(
+    PAPER_STRUCTURED,
+    # stop once test accuracy has passed 0.5 and the run has grown by half again
+    base=replace(CPU_RUN, train=replace(CPU_TRAIN, stop_after_test_acc=0.5, stop_patience=0.5)),
+    fracs=(0.5,),
+)
+SMOKE_STRUCTURED = replace(
+    PAPER_STRUCTURED,
+    base=replace(SMOKE_RUN, d_model=32),
+    fracs=(0.5,),
+    seeds=(0, 1),
+)
+
+# ------------------------------------------------------------------------------- Fig. 7
+PAPER_IMAGES = ImageRun()
+CPU_IMAGES = replace(
+    PAPER_IMAGES,
+    size=24,
+    n_images=2_000,
+    width=8,
+    stem="cifar",
+    epochs=40,
+    eval_every=5,
+)
+SMOKE_IMAGES = replace(
+    PAPER_IMAGES,
+    size=16,
+    n_images=200,
+    width=4,
+    stem="cifar",
+    epochs=2,
+    eval_every=1,
+)
+
+# ------------------------------------------------------------------------------- theory
+PAPER_ODE = ODE()
+CPU_ODE = PAPER_ODE
+SMOKE_ODE = replace(
+    PAPER_ODE,
+    n_starts=20,
+    n_t=101,
+)
+PAPER_COVERAGE = Coverage()
+CPU_COVERAGE = PAPER_COVERAGE
+SMOKE_COVERAGE = replace(
+    PAPER_COVERAGE,
+    n_draws=3,
+)
+
+CONFIGS = {
+    "fig2": {"paper": PAPER_DEPTH, "cpu": CPU_DEPTH, "smoke": SMOKE_DEPTH},
+    "table1": {"paper": PAPER_HOLES, "cpu": CPU_HOLES, "smoke": SMOKE_HOLES},
+    "fig4": {"paper": PAPER_COMMUTATIVITY, "cpu": CPU_COMMUTATIVITY, "smoke": SMOKE_COMMUTATIVITY},
+    "fig5": {"paper": PAPER_PRIMES, "cpu": CPU_PRIMES, "smoke": SMOKE_PRIMES},
+    "widths": {"paper": PAPER_WIDTHS, "cpu": CPU_WIDTHS, "smoke": SMOKE_WIDTHS},
+    "ops": {"paper": PAPER_OPERATIONS, "cpu": CPU_OPERATIONS, "smoke": SMOKE_OPERATIONS},
+    "fig20": {"paper": PAPER_STRUCTURED, "cpu": CPU_STRUCTURED, "smoke": SMOKE_STRUCTURED},
+    "fig7": {"paper": PAPER_IMAGES, "cpu": CPU_IMAGES, "smoke": SMOKE_IMAGES},
+    "fig8": {"paper": PAPER_ODE, "cpu": CPU_ODE, "smoke": SMOKE_ODE},
+    "coverage": {"paper": PAPER_COVERAGE, "cpu": CPU_COVERAGE, "smoke": SMOKE_COVERAGE},
+}
+
+
+def _reseed(cfg, seed: int):
+    if isinstance(cfg, Structured):
+        return replace(cfg, base=replace(cfg.base, seed=seed), seeds=tuple(seed + s for s in cfg.seeds))
+    if hasattr(cfg, "base"):
+        return replace(cfg, base=replace(cfg.base, seed=seed))
+    return replace(cfg, seed=seed)
+
+
+def config(name: str, profile: str, seed: int = 0):
+    """The config of experiment ``name`` at ``profile``, with the chapter's seed."""
+    return _reseed(select(CONFIGS[name], profile), seed)
+
+
+def configs(profile: str, seed: int = 0) -> dict:
+    """Every experiment's config at ``profile`` with the chapter's seed, by name."""
+    return {name: config(name, profile, seed) for name in CONFIGS}
+
+
+def departures_table(profile: str):
+    """The departures of ``profile`` from the paper, as :func:`companion.profiles.departures_table`."""
+    return profile_departures({name: (select(cfgs, profile), cfgs["paper"]) for name, cfgs in CONFIGS.items()},
+                              profile)

@@ -1,0 +1,186 @@
+"""One transformer (or DNN) run of Gu et al. on f(i, j) mod p (§4, App. D–E): :class:`Run`,
+:func:`modular_run` (cached), and the batching that trains runs of one shape as one program.
+
+Every figure of the chapter's transformer part (Figs. 2–5, 9–20, Table 1) assembles runs, so
+that a run two figures share (e.g. the 1-layer baseline of Fig. 2 and the small-width arm of
+Fig. 9) is trained once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from companion.cache import experiment
+from companion.settings import one_of
+from companion.data.modular import OPERATIONS, SPLIT_SHAPES, hole_mask, modular_split
+from companion.measures.embedding import fourier_gini, med, restricted_excluded_loss, weight_norm_sq
+from companion.models.gu import INITS, EmbedMLP, gu_config, gu_transformer
+from companion.train import TrainConfig, log_steps, train
+
+MODELS = ("transformer", "mlp")  # the one-layer transformer, or Fig. 4's 2-layer DNN
+
+# full-batch AdamW, lr 1e-3, weight decay 1, β = (0.9, 0.98), 10-step warm-up, 30 000 epochs
+# (the authors' code; the paper states only the epochs), float32 cross-entropy as their code
+PAPER_TRAIN = TrainConfig(steps=30_000, lr=1e-3, weight_decay=1.0, betas=(0.9, 0.98), warmup=10,
+                          n_evals=40, loss_dtype="float32")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One transformer run (§4, App. D): p = 97, f = i + j, offset k = 0, random 30 % split."""
+
+    p: int = 97  # modulus
+    op: str = "add"  # f(i, j): add, sub, mul, x2+xy+y2, x2+y2, x3+y3, x3+xy+y3
+    offset: int = 0  # operand offset k (App. D)
+    shape: str = "random"  # random | square | strip (Fig. 3)
+    hole: int = 0  # square side index k / strip rows t (Table 1)
+    train_frac: float = 0.3  # α
+    d_model: int = 128  # embedding dimension
+    n_layers: int = 1  # transformer blocks
+    init: str = "random"  # random | toeplitz (App. E)
+    toeplitz_seed_offset: int = 10_007  # the Toeplitz W_E is drawn with seed + this (apart from the model's init)
+    model: str = "transformer"  # transformer | mlp (Fig. 4's DNN)
+    train: TrainConfig = PAPER_TRAIN  # optimizer and schedule
+    eval_every: int = 50  # a linear evaluation grid on top of log-spaced steps
+    breakdown: bool = False  # log test accuracy split by mirror-in-train and by hole
+    nanda: bool = True  # log restricted / excluded loss (one-layer transformer, f = i + j, k = 0 only)
+    seed: int = 0  # split and initialisation
+
+    def __post_init__(self):
+        one_of("operation", self.op, list(OPERATIONS))
+        one_of("split shape", self.shape, SPLIT_SHAPES)
+        one_of("init", self.init, INITS)
+        one_of("model", self.model, MODELS)
+
+
+def eval_grid(run: Run) -> np.ndarray:
+    """The evaluation steps: log-spaced (``train.n_evals``) and every ``eval_every`` epochs."""
+    return np.union1d(log_steps(run.train.steps, run.train.n_evals), np.arange(0, run.train.steps + 1, run.eval_every))
+
+
+def _subset_acc(x: torch.Tensor, y: torch.Tensor):
+    @torch.no_grad()
+    def acc(m) -> float:
+        return float((m(x).argmax(-1) == y).float().mean()) if len(y) else float("nan")
+    return acc
+
+
+def setup_run(run: Run, device: str):
+    """The data, model and measures of one run (shared by :func:`modular_run` and the batches)."""
+    data = modular_split(run.p, run.op, run.offset, run.shape, run.hole, run.train_frac, run.seed).to(device)
+    if run.model == "mlp":
+        model = EmbedMLP(run.p, run.d_model, run.p + run.offset + 1, run.seed).to(device)
+    else:
+        model = gu_transformer(gu_config(run.p, run.d_model, run.n_layers, run.offset), run.seed, run.init,
+                               run.toeplitz_seed_offset).to(device)
+    p, k = run.p, run.offset
+    measures = {"med": lambda m: med(m.W_E, p, k), "med_sum": lambda m: med(m.W_E, p, k, "sum"),
+                "wnorm2": weight_norm_sq, "gini": lambda m: fourier_gini(m.W_E, p)}
+    a, b = data.test_x[:, 0], data.test_x[:, 1] - k
+    extra = {}
+    if run.breakdown:
+        train_pairs = set(map(tuple, torch.stack([data.train_x[:, 0], data.train_x[:, 1] - k], 1).tolist()))
+        mirror = torch.tensor([(bb, aa) in train_pairs for aa, bb in zip(a.tolist(), b.tolist())],
+                              dtype=torch.bool, device=a.device)
+        held = hole_mask(a, b, run.shape, run.hole)
+        for name, mask in (("acc_mirror_in", mirror), ("acc_mirror_out", ~mirror), ("acc_hole", held),
+                           ("acc_rest", ~held)):
+            measures[name] = _subset_acc(data.test_x[mask], data.test_y[mask])
+        extra = {"mirror_in_share": float(mirror.float().mean()), "hole_share": float(held.float().mean())}
+    if run.nanda and run.op == "add" and run.offset == 0 and run.n_layers == 1 and run.model == "transformer":
+        m_train = torch.zeros(p * p, dtype=torch.bool)
+        m_train[(data.train_x[:, 0] * p + data.train_x[:, 1]).cpu()] = True
+        cache: dict = {}
+
+        def rl(m, which):
+            version = m.W_E._version  # bumped by every optimizer step: recompute once per evaluation
+            if cache.get("v") != version:
+                cache["v"], cache["val"] = version, restricted_excluded_loss(m, p, m_train)
+            return cache["val"][which]
+        measures["restricted"] = lambda m: rl(m, 0)
+        measures["excluded"] = lambda m: rl(m, 1)
+    return data, model, measures, extra
+
+
+def _finish(hist: dict, data, extra: dict) -> dict:
+    hist["n_train"], hist["n_test"] = data.n_train, len(data.test_y)
+    hist.update(extra)
+    return hist
+
+
+@experiment
+def modular_run(run: Run, device: str = "cpu") -> dict:
+    """Figs. 2–5, 9–20 and Table 1: train one model (:func:`companion.train.train`); history of
+    losses, accuracies, MED (mean and sum), W(θ) = Σ‖θ‖² and the Fourier Gini of W_E at the
+    evaluation steps, plus the optional breakdowns."""
+    data, model, measures, extra = setup_run(run, device)
+    return _finish(train(model, data, run.train, measures=measures, eval_at=eval_grid(run)), data, extra)
+
+
+def batch_signature(run: Run) -> tuple:
+    """Runs with one signature have tensors of one shape and one schedule: they can train as
+    one batch (:func:`modular_runs`). Operation, split shape, hole, init and seed may differ."""
+    n_train = modular_split(run.p, "add", run.offset, run.shape, run.hole, run.train_frac, run.seed).n_train
+    return (run.p, run.offset, run.d_model, run.n_layers, run.model, run.train, run.eval_every, n_train)
+
+
+def modular_runs(runs: list[Run], device: str = "cpu") -> list[dict]:
+    """:func:`modular_run` for runs of one :func:`batch_signature`, trained as one batch
+    (:func:`companion.train.train_batched`); each result is cached (and kept) under
+    :func:`modular_run`'s own key, so figures read it exactly as a single run's."""
+    from companion import cache, kept
+    from companion.train import train_batched
+
+    if kept.viewing():  # a page of kept results never trains: each one is kept or NotKept
+        return [modular_run(x, device) for x in runs]
+    todo = [r for r in runs if not cache.done(modular_run, r, device)]
+    if len({batch_signature(r) for r in todo}) > 1:
+        raise ValueError("modular_runs needs runs of one batch signature")
+    if not todo:
+        return [modular_run(r, device) for r in runs]
+    setups = [setup_run(r, device) for r in todo]
+    with cache.batch_frame(modular_run, todo, device) as frame:
+        hists = train_batched([s[1] for s in setups], [s[0] for s in setups], todo[0].train,
+                              measures=[s[2] for s in setups], eval_at=eval_grid(todo[0]))
+        seconds = frame.seconds
+    for r, (data, _, _, extra), h in zip(todo, setups, hists):
+        cache.put(modular_run, r, device, _finish(h, data, extra), seconds / len(todo),
+                  note=f"trained in a batch of {len(todo)} runs")
+    return [modular_run(r, device) for r in runs]
+
+
+def _runs_batch(runs: tuple, device: str = "cpu") -> list[dict]:
+    return modular_runs(list(runs), device)
+
+
+_runs_batch.experiment_name = f"{__name__}._runs_batch"  # a runner task, not a cached experiment
+
+
+def batch_tasks(tasks: list, max_size: int = 24) -> list:
+    """For ``companion run``: the ``modular_run`` tasks grouped by :func:`batch_signature` into
+    batch tasks of at most ``max_size`` runs (each one tensor program); other tasks unchanged."""
+    import hashlib
+
+    from companion.runs import Task
+
+    groups: dict = {}
+    out = []
+    for t in tasks:
+        if t.experiment == modular_run.experiment_name:
+            groups.setdefault(batch_signature(t.config), []).append(t)
+        else:
+            out.append(t)
+    batched = []
+    for members in groups.values():
+        for i in range(0, len(members), max_size):
+            chunk = members[i:i + max_size]
+            if len(chunk) == 1:
+                batched.append(chunk[0])
+                continue
+            key = hashlib.sha256("".join(sorted(m.key for m in chunk)).encode()).hexdigest()
+            batched.append(Task(chunk[0].chapter, _runs_batch.experiment_name, tuple(m.config for m in chunk),
+                                chunk[0].device, key, tuple(m.key for m in chunk)))
+    return batched + out

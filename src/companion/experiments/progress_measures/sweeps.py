@@ -1,0 +1,132 @@
+"""The transformer figures of Gu et al. as sweeps of :class:`~.runs.Run`: each config names the
+runs of one figure group (its defaults are the paper's), each ``*_runs`` function trains or reads
+them (:func:`~.runs.modular_run`, cached) and returns them keyed by what varies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from companion.kept import partial
+from companion.train import TrainConfig
+
+from .runs import INITS, Run, modular_run
+
+
+@dataclass(frozen=True)
+class Depth:
+    """Fig. 2: depths 1–3 at the code's base.py setting (p = 97, α = 0.5)."""
+
+    base: Run = Run(train_frac=0.5)  # the run every depth shares
+    layers: tuple = (1, 2, 3)  # transformer blocks
+
+
+@dataclass(frozen=True)
+class Holes:
+    """Table 1 / Fig. 3: SQUARE k and STRIP t holes, p = 97, α = 0.3, k = 0."""
+
+    base: Run = Run(breakdown=True)  # the run every hole shares
+    squares: tuple = (30, 35, 40, 45, 50, 55, 60)  # square hole sides k
+    strips: tuple = (40, 50, 60, 67)  # strip hole rows t
+
+
+@dataclass(frozen=True)
+class Commutativity:
+    """Fig. 4: f = i² + ij + j², α ∈ {0.5, 0.6, 0.7}, and the DNN at α = 0.3 (MLP/base.py)."""
+
+    base: Run = Run(op="x2+xy+y2", breakdown=True)  # the transformer runs
+    fracs: tuple = (0.5, 0.6, 0.7)  # training fractions α of the transformer
+    mlp_frac: float = 0.3  # training fraction of the 2-layer DNN
+
+
+@dataclass(frozen=True)
+class Primes:
+    """Fig. 5: p ∈ {47, 97, 211, 379}, α = 0.3."""
+
+    base: Run = Run()  # the run every prime shares
+    primes: tuple = (47, 97, 211, 379)  # moduli p
+
+
+@dataclass(frozen=True)
+class Widths:
+    """Figs. 9–11: (figure, p, k, d_models). Fig. 11's p and k are unstated; α = 0.3 (near Thm 3.12)."""
+
+    base: Run = Run()  # the run every panel shares
+    panels: tuple = (("Fig. 9 (left)", 97, 85, (128, 256)), ("Fig. 9 (right)", 47, 0, (64, 256)),
+                     ("Fig. 10", 43, 0, (128, 512, 1024)),
+                     ("Fig. 11", 97, 85, (256, 512, 1024, 2048)))  # (figure, p, offset k, d_models)
+
+
+@dataclass(frozen=True)
+class Operations:
+    """Figs. 12–19 (App. D.2): (figure, f, d_model, α, p)."""
+
+    base: Run = Run()  # the run every case shares
+    cases: tuple = (("Fig. 12", "sub", 128, 0.3, 97), ("Fig. 13", "mul", 128, 0.3, 97),
+                    ("Fig. 14", "x2+y2", 256, 0.2, 97), ("Fig. 15", "x3+y3", 128, 0.2, 97),
+                    ("Fig. 16", "x2+xy+y2", 128, 0.3, 97), ("Fig. 17", "x2+xy+y2", 256, 0.3, 97),
+                    ("Fig. 18", "x2+xy+y2", 256, 0.4, 97),
+                    ("Fig. 19", "x3+xy+y3", 256, 0.5, 97))  # (figure, f, d_model, α, p)
+    small_p_train: TrainConfig | None = None  # training of the cases run at a p other than base.p
+
+
+@dataclass(frozen=True)
+class Structured:
+    """Fig. 20 (App. E): random vs Toeplitz W_E, α ∈ {0.3, 0.25, 0.2}, several seeds."""
+
+    base: Run = Run()  # the run every case shares
+    fracs: tuple = (0.3, 0.25, 0.2)  # training fractions α
+    seeds: tuple = (0, 1, 2)  # seeds (offset by the chapter's seed)
+
+
+def depth_runs(cfg: Depth, device: str) -> dict:
+    """Fig. 2: one run per depth, keyed by the number of layers."""
+    return partial({L: lambda L=L: modular_run(replace(cfg.base, n_layers=L), device) for L in cfg.layers})
+
+
+def hole_runs(cfg: Holes, device: str) -> dict:
+    """Table 1: one run per hole, keyed ("square", k) and ("strip", t)."""
+    runs = {("square", k): replace(cfg.base, shape="square", hole=k) for k in cfg.squares}
+    runs.update({("strip", t): replace(cfg.base, shape="strip", hole=t) for t in cfg.strips})
+    return partial({key: lambda r=r: modular_run(r, device) for key, r in runs.items()})
+
+
+def commutativity_runs(cfg: Commutativity, device: str) -> dict:
+    """Fig. 4: one transformer run per α (keyed α) and the DNN (keyed "mlp")."""
+    runs = {f: replace(cfg.base, train_frac=f) for f in cfg.fracs}
+    runs["mlp"] = replace(cfg.base, model="mlp", train_frac=cfg.mlp_frac)
+    return partial({key: lambda r=r: modular_run(r, device) for key, r in runs.items()})
+
+
+def prime_runs(cfg: Primes, device: str) -> dict:
+    """Fig. 5: one run per prime, keyed p."""
+    return partial({p: lambda p=p: modular_run(replace(cfg.base, p=p), device) for p in cfg.primes})
+
+
+def width_runs(cfg: Widths, device: str) -> dict:
+    """Figs. 9–11: one run per (panel, d_model)."""
+    return partial({(fig, d): lambda p=p, k=k, d=d: modular_run(replace(cfg.base, p=p, offset=k, d_model=d), device)
+                    for fig, p, k, ds in cfg.panels for d in ds})
+
+
+def operation_case(cfg: Operations, op: str, d_model: int, train_frac: float, p: int) -> Run:
+    """The run of one case of Figs. 12–19: f = i² + ij + j² logs the commutativity split (the
+    same runs as Fig. 4); a case at a p other than the base's trains with ``small_p_train``."""
+    run = replace(cfg.base, op=op, d_model=d_model, train_frac=train_frac, p=p)
+    if op == "x2+xy+y2":
+        run = replace(run, breakdown=True)
+    if p != cfg.base.p and cfg.small_p_train is not None:
+        run = replace(run, train=cfg.small_p_train)
+    return run
+
+
+def operation_runs(cfg: Operations, device: str) -> dict:
+    """Figs. 12–19: one run per case, keyed by its figure."""
+    return partial({fig: lambda run=operation_case(cfg, op, d, a, p): modular_run(run, device)
+                    for fig, op, d, a, p in cfg.cases})
+
+
+def structured_runs(cfg: Structured, device: str) -> dict:
+    """Fig. 20: one run per (init, α, seed)."""
+    return partial({(init, a, s): lambda init=init, a=a, s=s: modular_run(replace(cfg.base, init=init, train_frac=a,
+                                                                                   seed=s), device)
+                    for a in cfg.fracs for s in cfg.seeds for init in INITS})
