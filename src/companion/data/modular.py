@@ -62,7 +62,7 @@ class ModularData:
 
 def modular_table(p: int, op: str = "add") -> tuple[torch.Tensor, torch.Tensor]:
     """All pairs in row-major order: ``(pairs (n, 2), labels (n,))``; ``div`` drops b = 0."""
-    from companion.profiles import one_of
+    from companion.settings import one_of
 
     one_of("operation", op, list(OPERATIONS))
     a = torch.arange(p).repeat_interleave(p)
@@ -105,7 +105,7 @@ def hole_mask(a: torch.Tensor, b: torch.Tensor, shape: str, hole: int) -> torch.
     """Pairs held out by design (Gu et al. Fig. 3, Table 1): ``square`` = {a ≤ hole, b ≤ hole},
     ``strip`` = {a ≤ hole, any b}; ``random`` holds nothing out by design. ``b`` is the operand
     before the offset."""
-    from companion.profiles import one_of
+    from companion.settings import one_of
 
     one_of("split shape", shape, SPLIT_SHAPES)
     if shape == "square":

@@ -26,7 +26,7 @@ CHAPTERS = {
 
 
 def chapter_module(name: str) -> ModuleType:
-    from companion.profiles import one_of
+    from companion.settings import one_of
 
     one_of("chapter", name, list(CHAPTERS))
     return importlib.import_module(CHAPTERS[name])
