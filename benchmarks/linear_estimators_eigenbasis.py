@@ -1,4 +1,4 @@
-"""Benchmark: exact eigenbasis GD (companion.models.linear_teacher_student.LinearGD) against a literal
+"""Benchmark: exact eigenbasis GD (companion.theory.linear_estimators.LinearGD) against a literal
 torch ``nn.Linear`` + ``SGD`` loop, d_in = 1000, λ = 0.9, d_out = 1 (paper Fig. 1 setting).
 
 Run: ``COMPANION_THREADS=1 python benchmarks/linear_estimators_eigenbasis.py``. Prints CPU seconds
@@ -12,7 +12,7 @@ import time
 import numpy as np
 import torch
 
-from companion.models.linear_teacher_student import LinearGD
+from companion.theory.linear_estimators import LinearGD
 
 torch.set_num_threads(1)
 D_IN, LAM, ETA, STEPS = 1000, 0.9, 0.01, 1000

@@ -25,7 +25,7 @@
 # with ratio $\lambda = d_{\rm in}/N_{\rm tr}$). The dynamics are solvable, so this chapter can
 # be exact: every theory curve comes from the paper's formulas
 # (`companion.theory.linear_estimators`), every simulation is exact full-batch GD evaluated in
-# the eigenbasis of $\Sigma_{\rm tr}$ (`companion.models.linear_teacher_student`), and the agreement is
+# the eigenbasis of $\Sigma_{\rm tr}$ (`companion.theory.linear_estimators.LinearGD`), and the agreement is
 # measured. Where the paper's own formulas are wrong, the Errata section at the end gives the
 # numbers.
 
@@ -35,13 +35,12 @@ device = "auto"  # auto | cpu | cuda
 seed = 0
 
 # %% tags=["remove-cell"]
-import numpy as np
 from IPython.display import Markdown
 
 from companion import profiles
-from companion.claims import Claims, at_least, at_most, close_to, is_infinite, is_true, within
+from companion.claims import Claims, at_least, at_most, is_infinite, is_true, within
 from companion.experiments import linear_estimators as ex
-from companion.experiments import linear_estimators_measures as measures
+from companion.experiments.linear_estimators import summaries
 from companion.figures import linear_estimators as figures
 
 ctx = profiles.setup(profile, device, seed)
@@ -97,28 +96,25 @@ ex.departures_table(profile)
 
 # %%
 r1 = ex.fig1(ex.config("fig1", profile, seed), ctx.device)
-m1 = measures.fig1(r1)
+m1 = summaries.fig1(r1)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 1: losses (left) and accuracies (centre) for \u03bb = 0.1, 0.9, 1.5 \u2014 simulation coloured (train dashed, test solid), theory black; right: grokking time against \u03bb for two \u03b5, simulation, exact theory and Eq. (11).", "name": "le-fig1"}}
 figures.fig1(r1)
 
 # %% tags=["remove-input"]
-Markdown("| λ | " + " | ".join(f"{l:g}" for l in m1["lams"]) + " |\n|---|" + "---|" * len(m1["lams"]) + "\n"
-         + "| simulated Δt (seed mean) | " + " | ".join(f"{v:.0f}" for v in m1["sim_dt"]) + " |\n"
-         + "| exact theory Δt | " + " | ".join(f"{v:.0f}" for v in m1["theory_dt"]) + " |\n"
-         + "| Eq. 11 / exact | " + " | ".join(f"{v:.2f}" for v in m1["eq11_ratio"]) + " |")
+figures.fig1_table(m1)
 
 # %%
 claims.check("fig1_dt_theory", "Fig. 1", "Simulated Δt (seed mean) within 15% of the exact theory for λ ≤ 0.8",
-             measured=m1["max_rel_err_low"], expected=at_most(0.15))
+             measured=m1.max_rel_err_low, expected=at_most(0.15))
 claims.check("fig1_dt_theory_high", "Fig. 1",
              "Simulated Δt (seed mean) within 25% of the exact theory for 0.8 < λ ≤ 0.95 (finite-size scatter of the lowest eigenvalues)",
-             measured=m1["max_rel_err_high"], expected=at_most(0.25))
+             measured=m1.max_rel_err_high, expected=at_most(0.25))
 claims.check("fig1_dt_increasing", "Fig. 1", "Δt_grok increases with λ (simulation, seed means)",
-             measured=m1["sim_increasing"], expected=is_true("strictly increasing"))
+             measured=m1.sim_increasing, expected=is_true("strictly increasing"))
 claims.check("fig1_plateau", "Fig. 1 / Eq. 8",
-             f"For λ = {m1['lam_hi']} > 1 the generalization loss plateaus at 1 − 1/λ (seed mean)",
-             measured=m1["plateau"], expected=within(m1["plateau_theory"], 0.10))
+             f"For λ = {m1.lam_hi} > 1 the generalization loss plateaus at 1 − 1/λ (seed mean)",
+             measured=m1.plateau, expected=within(m1.plateau_theory, 0.10))
 
 # %% [markdown]
 # ### Eq. 11 is the ε → 0 limit
@@ -128,17 +124,15 @@ claims.check("fig1_plateau", "Fig. 1 / Eq. 8",
 # logarithmically as ε → 0:
 
 # %%
-q = ex.eq11_ratios()
-Markdown("| ε | " + " | ".join(f"{e:g}" for e in q["eps"]) + " |\n|---|" + "---|" * len(q["eps"]) + "\n"
-         + "\n".join(f"| Eq. 11 / exact, λ = {l} | " + " | ".join(f"{v:.2f}" for v in q[l]) + " |" for l in (0.5, 0.9)))
+q = summaries.eq11(ex.eq11_ratios())
+figures.eq11_table(q)
 
 # %%
-i3 = int(np.argmin(np.abs(q["eps"] - 1e-3)))
 claims.check("eq11_eps1e-3", "Eq. 11", "Eq. 11 gives the grokking time (λ = 0.5, ε = 1e-3): ratio to exact ≈ 1",
-             measured=float(q[0.5][i3]), expected=within(1.0, 0.15),
+             measured=q.ratio_at_paper_eps, expected=within(1.0, 0.15),
              known_deviation="Eq. 11 is only the ε → 0 limit of the exact grokking time")
 claims.check("eq11_limit", "Eq. 11", "The ratio Eq. 11 / exact falls monotonically towards 1 as ε → 0 (λ = 0.5; value at ε = 1e-12)",
-             measured=float(q[0.5][-1]) if bool(np.all(np.diff(q[0.5]) < 0)) else float("nan"),
+             measured=q.limit_ratio,
              expected=within(1.0, 0.15))
 
 # %% [markdown]
@@ -154,21 +148,22 @@ claims.check("eq11_limit", "Eq. 11", "The ratio Eq. 11 / exact falls monotonical
 
 # %%
 r2 = ex.fig2(ex.config("fig2", profile, seed), ctx.device)
-m2 = measures.fig2(r2)
+m2 = summaries.fig2(r2)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 2: losses and accuracies for d_out = 1, 50, 700 at \u03bb = 0.9 (simulation coloured, theory black); right: grokking time against d_out for several \u03bb (theory curves; simulation markers at \u03bb = 0.5).", "name": "le-fig2"}}
 figures.fig2(r2)
 
 # %%
-for d in (50, 700):
-    if d in m2["log_ratio"]:
-        claims.check(f"fig2_losses_dout{d}", "Fig. 2 / Eq. 12",
-                     f"Simulated and theory losses agree within 0.05 decades at d_out = {d} (λ = 0.9, seed mean, window L_th ≥ ε/40)",
-                     measured=m2["log_ratio"][d], expected=at_most(0.05))
+claims.check("fig2_losses_dout50", "Fig. 2 / Eq. 12",
+             "Simulated and theory losses agree within 0.05 decades at d_out = 50 (λ = 0.9, seed mean, window L_th ≥ ε/40)",
+             measured=m2.log_ratio[50], expected=at_most(0.05))
+claims.check("fig2_losses_dout700", "Fig. 2 / Eq. 12",
+             "Simulated and theory losses agree within 0.05 decades at d_out = 700 (λ = 0.9, seed mean, window L_th ≥ ε/40)",
+             measured=m2.log_ratio[700], expected=at_most(0.05))
 claims.check("fig2_markers", "Fig. 2", "Simulated Δt within 15% of theory at λ = 0.5 for every simulated d_out",
-             measured=m2["marker_rel_err"], expected=at_most(0.15))
+             measured=m2.marker_rel_err, expected=at_most(0.15))
 claims.check("fig2_unimodal", "Fig. 2", "Theory Δt(d_out) rises to a single maximum; Δt = 0 for d_out ≥ 1200",
-             measured=bool(m2["unimodal"] and m2["zero_big"]), expected=is_true("unimodal and 0 at d_out ≥ 1200"))
+             measured=m2.unimodal_and_zero_big, expected=is_true("unimodal and 0 at d_out ≥ 1200"))
 
 # %% [markdown]
 # ## Fig. 3 — weight decay
@@ -185,30 +180,28 @@ claims.check("fig2_unimodal", "Fig. 2", "Theory Δt(d_out) rises to a single max
 
 # %%
 r3 = ex.fig3(ex.config("fig3", profile, seed), ctx.device)
-m3 = measures.fig3(r3)
+m3 = summaries.fig3(r3)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 3: losses and accuracies for \u03b3 = 1e-5, 1e-3, 1e-2 at \u03bb = 0.9 (simulation coloured, Eq. 38 black); right: grokking time against \u03b3 for several \u03bb \u2014 theory curves, simulation markers at \u03bb = 0.5, grey where the test accuracy saturates below threshold.", "name": "le-fig3"}}
 figures.fig3(r3)
 
 # %% tags=["remove-input"]
-Markdown("| γ | sim L_tr(∞) | Eq. 38 | sim L_gen(∞) | Eq. 38 | paper Eq. 15 (gen) |\n|---|---|---|---|---|---|\n"
-         + "\n".join(f"| {g:g} | {p['train'][0]:.3g} | {p['train'][1]:.3g} | {p['test'][0]:.3g} | {p['test'][1]:.3g} | "
-                     f"{ex.th.wd_plateaus(r3['lam'], g)['gen_eq15']:.3g} |" for g, p in m3["plateaus"].items()))
+figures.fig3_table(m3)
 
 # %%
 claims.check("fig3_plateaus", "Fig. 3 / Eq. 38", "Late-time simulated losses match Eq. 38 (all γ, train and test, seed mean)",
-             measured=m3["rel_err_eq38"], expected=at_most(0.25))
+             measured=m3.rel_err_eq38, expected=at_most(0.25))
 claims.check("fig3_eq38_limit", "Eq. 38", "Eq. 38 at t = 1e9 equals γ²/(8(1−λ)), γ²/(8(1−λ)³) for γ ≤ 1e-4 (max rel. error)",
-             measured=m3["limit_rel_err"], expected=at_most(0.02))
-claims.check("fig3_eq15", "Eq. 15", f"Late-time generalization loss is γ²/(4(1−λ)³) (Eq. 15 / simulation, γ = {m3['g15']:g})",
-             measured=m3["eq15_over_sim"], expected=within(1.0, 0.25),
+             measured=m3.limit_rel_err, expected=at_most(0.02))
+claims.check("fig3_eq15", "Eq. 15", f"Late-time generalization loss is γ²/(4(1−λ)³) (Eq. 15 / simulation, γ = {m3.g15:g})",
+             measured=m3.eq15_over_sim, expected=within(1.0, 0.25),
              known_deviation="Eq. 15 is 2× too large; Eq. 38 gives γ²/(8(1−λ)³)")
-claims.check("fig3_markers", "Fig. 3", f"Simulated Δt within 10% of theory at λ = {r3['marker_lam']} where finite",
-             measured=m3["marker_rel_err"], expected=at_most(0.10))
-claims.check("fig3_infinite", "Fig. 3", f"Past γ_c no grokking: simulated Δt at λ = {r3['marker_lam']}, γ = {m3['inf_gamma']} (min over seeds)",
-             measured=m3["sim_dt_at_inf"], expected=is_infinite())
+claims.check("fig3_markers", "Fig. 3", f"Simulated Δt within 10% of theory at λ = {m3.marker_lam} where finite",
+             measured=m3.marker_rel_err, expected=at_most(0.10))
+claims.check("fig3_infinite", "Fig. 3", f"Past γ_c no grokking: simulated Δt at λ = {m3.marker_lam}, γ = {m3.inf_gamma} (min over seeds)",
+             measured=m3.sim_dt_at_inf, expected=is_infinite())
 claims.check("fig3_gamma_c", "Fig. 3", "The critical γ_c(λ) decreases with λ (theory)",
-             measured=m3["gamma_c_decreasing"], expected=is_true("non-increasing in λ"))
+             measured=m3.gamma_c_decreasing, expected=is_true("non-increasing in λ"))
 
 # %% [markdown]
 # ## Fig. 4 — a two-layer network, linear and tanh
@@ -224,32 +217,27 @@ claims.check("fig3_gamma_c", "Fig. 3", "The critical γ_c(λ) decreases with λ 
 
 # %%
 r4 = ex.fig4(ex.config("fig4", profile, seed), ctx.device)
-m4 = measures.fig4(r4)
+m4 = summaries.fig4(r4)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 4: two-layer MLP with linear (left) and tanh (right) activations, d_h = 50, 200; losses (top) and accuracies (bottom), simulation coloured (train dashed, test solid), corrected Eq. 18 black.", "name": "le-fig4"}}
 figures.fig4(r4)
 
 # %% tags=["remove-input"]
-Markdown("| d_h | activation | t*_tr | t*_gen | theory (t*_tr, t*_gen) | L(0) | 1/(2 d_h d_out) |\n|---|---|---|---|---|---|---|\n"
-         + "\n".join(f"| {d} | {a} | {v['t_tr']:.0f} | {v['t_gen']:.0f} | ({v['theory'][0]:.0f}, {v['theory'][1]:.0f}) | "
-                     f"{v['loss0']:.3g} | {v['loss0_theory']:.3g} |" for (d, a), v in m4.items()))
+figures.fig4_table(m4)
 
 # %%
-big = max(r4["runs"])
 claims.check("fig4_eq18", "Fig. 4 / Eq. 18 (corrected)",
-             f"Linear and tanh students follow the corrected Eq. 18 at d_h = {big}: t*_tr and t*_gen within 15%",
-             measured=max(m4[(big, a)]["rel_err"] for a in ("linear", "tanh")), expected=at_most(0.15))
-small = min(r4["runs"])
+             f"Linear and tanh students follow the corrected Eq. 18 at d_h = {m4.d_h_big}: t*_tr and t*_gen within 15%",
+             measured=m4.rel_err_big, expected=at_most(0.15))
 claims.check("fig4_eq18_small", "Fig. 4 / Eq. 18 (corrected)",
-             f"At d_h = {small} (S₁ᵀS₁ not yet isotropic) t*_tr and t*_gen within 35% of the corrected Eq. 18",
-             measured=max(m4[(small, a)]["rel_err"] for a in ("linear", "tanh")), expected=at_most(0.35))
+             f"At d_h = {m4.d_h_small} (S₁ᵀS₁ not yet isotropic) t*_tr and t*_gen within 35% of the corrected Eq. 18",
+             measured=m4.rel_err_small, expected=at_most(0.35))
 claims.check("fig4_tanh_linear", "Fig. 4", "tanh and linear students have the same t* (within 5%) at every d_h",
-             measured=max(abs(m4[(d, "tanh")][k] / m4[(d, "linear")][k] - 1) for d in r4["runs"] for k in ("t_tr", "t_gen")),
-             expected=at_most(0.05))
-claims.check("fig4_initial_loss", "Eq. 18", f"Initial loss ≈ 1/(2 d_h d_out) at d_h = {big}",
-             measured=m4[(big, "linear")]["loss0"], expected=within(m4[(big, "linear")]["loss0_theory"], 0.10))
+             measured=m4.tanh_vs_linear, expected=at_most(0.05))
+claims.check("fig4_initial_loss", "Eq. 18", f"Initial loss ≈ 1/(2 d_h d_out) at d_h = {m4.d_h_big}",
+             measured=m4.loss0_big, expected=within(m4.loss0_theory_big, 0.10))
 claims.check("fig4_grokking", "Fig. 4", "Every run groks: t*_gen > t*_tr",
-             measured=all(v["t_gen"] > v["t_tr"] for v in m4.values()), expected=is_true("all four runs"))
+             measured=m4.all_grok, expected=is_true("all four runs"))
 
 # %% [markdown]
 # ## Fig. 5 — late-time approximations
@@ -263,18 +251,18 @@ claims.check("fig4_grokking", "Fig. 4", "Every run groks: t*_gen > t*_tr",
 
 # %%
 r5 = ex.fig5()
-m5 = measures.fig5(r5)
+m5 = summaries.fig5(r5)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 5: exact losses (Eq. 8; pink train, light blue generalization) against Eq. (21) (dashed red), Eq. (22) (dashed blue) and Eq. (10) (dash-dotted blue), \u03bb = 0.9.", "name": "le-fig5"}}
 figures.fig5(r5)
 
 # %%
 claims.check("fig5_eq21", "Fig. 5 / Eq. 21", "Eq. 21 matches the exact train loss within 1% for t ≥ 10³",
-             measured=m5["eq21"], expected=at_most(0.01))
+             measured=m5.eq21, expected=at_most(0.01))
 claims.check("fig5_eq22", "Fig. 5 / Eq. 22", "Eq. 22 matches the exact generalization loss within 1% for t ≥ 10³",
-             measured=m5["eq22"], expected=at_most(0.01))
+             measured=m5.eq22, expected=at_most(0.01))
 claims.check("fig5_eq10", "Fig. 5 / Eq. 10", "Exact L_gen / Eq. 10 stays below 1 and rises towards 1 (value at t = 10⁶)",
-             measured=m5["eq10_ratio_end"] if m5["eq10_below_rising"] else float("nan"), expected=within(1.0, 0.05))
+             measured=m5.eq10_ratio_end_if_below_rising, expected=within(1.0, 0.05))
 
 # %% [markdown]
 # ## Fig. 6 — training-label noise
@@ -293,22 +281,21 @@ claims.check("fig5_eq10", "Fig. 5 / Eq. 10", "Exact L_gen / Eq. 10 stays below 1
 
 # %%
 r6 = ex.fig6(ex.config("fig6", profile, seed), ctx.device)
-m6 = measures.fig6(r6)
+m6 = summaries.fig6(r6)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 6: losses (left) and accuracies (right) for several label-noise variances, \u03bb = 0.9, \u03b5 = 0.01. Top: the paper's App. C curves (pink train, light blue generalization). Bottom: corrected theory for fixed noisy labels (lines) and simulation (markers).", "name": "le-fig6"}}
 figures.fig6(r6)
 
 # %%
-s2 = m6["sigma2"]
-claims.check("fig6_train_floor", "Fig. 6 (corrected)", f"With fixed noisy labels (σ² = {s2:g}) the train loss floors at σ²(1−λ)",
-             measured=m6["train_floor"], expected=within(m6["train_floor_theory"], 0.15))
-claims.check("fig6_test_floor", "Fig. 6 (corrected)", f"With fixed noisy labels (σ² = {s2:g}) the test loss floors at σ²λ/(1−λ)",
-             measured=m6["test_floor"], expected=within(m6["test_floor_theory"], 0.15))
+claims.check("fig6_train_floor", "Fig. 6 (corrected)", f"With fixed noisy labels (σ² = {m6.sigma2:g}) the train loss floors at σ²(1−λ)",
+             measured=m6.train_floor, expected=within(m6.train_floor_theory, 0.15))
+claims.check("fig6_test_floor", "Fig. 6 (corrected)", f"With fixed noisy labels (σ² = {m6.sigma2:g}) the test loss floors at σ²λ/(1−λ)",
+             measured=m6.test_floor, expected=within(m6.test_floor_theory, 0.15))
 claims.check("fig6_paper_train", "App. C / Fig. 6", "The train loss is bounded below by σ² (measured: L_tr(∞)/σ²)",
-             measured=m6["train_floor"] / s2, expected=within(1.0, 0.15),
+             measured=m6.train_floor_over_sigma2, expected=within(1.0, 0.15),
              known_deviation="GD fits fixed noisy labels: L_tr(∞) = σ²(1−λ)")
 claims.check("fig6_paper_gen", "App. C / Fig. 6", "The test loss is driven to 0 for any noise level (measured: L_gen(∞)/σ²)",
-             measured=m6["test_floor"] / s2, expected=at_most(0.01),
+             measured=m6.test_floor_over_sigma2, expected=at_most(0.01),
              known_deviation="fitting the noise costs L_gen(∞) = σ²λ/(1−λ)")
 
 # %% [markdown]
@@ -323,18 +310,18 @@ claims.check("fig6_paper_gen", "App. C / Fig. 6", "The test loss is driven to 0 
 
 # %%
 r7 = ex.fig7(ex.config("fig7", profile, seed), ctx.device)
-m7 = measures.fig7(r7)
+m7 = summaries.fig7(r7)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 7: log\u2081\u2080 of the grokking time from the exact theory over (\u03b3, d_out), (\u03b3, \u03bb) and (d_out, \u03bb); white: no grokking.", "name": "le-fig7"}}
 figures.fig7(r7)
 
 # %%
 claims.check("fig7_white", "Fig. 7", "A no-grokking region exists at large γ (fraction of white cells, centre panel)",
-             measured=m7["white_fraction_centre"], expected=at_least(0.05))
+             measured=m7.white_fraction_centre, expected=at_least(0.05))
 claims.check("fig7_gamma_c", "Fig. 7", "The no-grokking boundary γ_c(λ) moves to smaller γ as λ grows",
-             measured=m7["gamma_c_nonincreasing"], expected=is_true("non-increasing"))
+             measured=m7.gamma_c_nonincreasing, expected=is_true("non-increasing"))
 claims.check("fig7_dout", "Fig. 7", "Δt(d_out) is unimodal for each λ and 0 for d_out ≥ 1200",
-             measured=bool(m7["right_unimodal"] and m7["zero_big_dout"]), expected=is_true("unimodal, 0 at large d_out"))
+             measured=m7.unimodal_and_zero_big, expected=is_true("unimodal, 0 at large d_out"))
 
 # %% [markdown]
 # ## Fig. 8 — modular addition (App. G)
@@ -350,26 +337,23 @@ claims.check("fig7_dout", "Fig. 7", "Δt(d_out) is unimodal for each λ and 0 fo
 
 # %%
 r8 = ex.fig8(ex.config("fig8", profile, seed), ctx.device)
-m8 = measures.fig8(r8)
+m8 = summaries.fig8(r8)
 
 # %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 8: accuracy against training loss for the teacher\u2013student model (top left, theory, shades of \u03bb) and for modular addition (top right, shades of \u03b1; blue = fewest samples); bottom: grokking time against \u03bb = 2/(\u03b1p) for modular addition with a (\u03bb* \u2212 \u03bb)\u207b\u00b2 fit.", "name": "le-fig8"}}
 figures.fig8(r8)
 
 # %% tags=["remove-input"]
-Markdown("| α | " + " | ".join(f"{a:g}" for a in m8["alpha"]) + " |\n|---|" + "---|" * len(m8["alpha"]) + "\n"
-         + "| Δt | " + " | ".join(f"{v:.0f}" for v in m8["dt"]) + " |\n\n"
-         + f"Fit Δt = C(λ* − λ)⁻²: C = {m8['C']:.3g}, λ* = {m8['lam_star']:.3f} (α* = {m8['alpha_star']:.2f}), "
-         f"R²(log) = {m8['r2']:.3f}.")
+figures.fig8_table(m8)
 
 # %%
 claims.check("fig8_all_grok", "Fig. 8", "Every training fraction reaches 95% train and test accuracy",
-             measured=m8["all_grok"], expected=is_true("all α"))
+             measured=m8.all_grok, expected=is_true("all α"))
 claims.check("fig8_dt_grows", "Fig. 8", "Δt grows as the training fraction α falls (λ grows)",
-             measured=m8["dt_decreasing_in_alpha"], expected=is_true("strictly decreasing in α"))
+             measured=m8.dt_decreasing_in_alpha, expected=is_true("strictly decreasing in α"))
 claims.check("fig8_fit", "Fig. 8", "Δt ∝ (λ* − λ)⁻² fits the modular-addition grokking times (R² of the log fit)",
-             measured=m8["r2"], expected=at_least(0.9))
+             measured=m8.r2, expected=at_least(0.9))
 claims.check("fig8_lam_star", "Fig. 8", "The fitted divergence λ* lies beyond the largest λ studied",
-             measured=m8["lam_star_above"], expected=is_true("λ* > max λ"))
+             measured=m8.lam_star_above, expected=is_true("λ* > max λ"))
 
 # %% [markdown]
 # ## Errata
@@ -378,7 +362,7 @@ claims.check("fig8_lam_star", "Fig. 8", "The fitted divergence λ* lies beyond t
 # the simulation, with the numbers measured in this run.
 
 # %% tags=["remove-input"]
-measures.errata_table(m1, q, m3, m4, m6, r3)
+figures.errata_table(m1, q, m3, m4, m6)
 
 # %% [markdown]
 # Notational slips (no numbers needed): the MP eigenvectors are uniform on the sphere in

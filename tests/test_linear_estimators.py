@@ -7,9 +7,14 @@ import pytest
 import torch
 from scipy import special
 
-from companion.experiments.linear_estimators import fit_divergence
-from companion.models.linear_teacher_student import LinearGD, train_two_layer
+from companion.data.modular import modular_arithmetic
+from companion.data.teacher_student import addition_table, split_masks
+from companion.experiments.linear_estimators import fit_divergence, summaries
+from companion.models.linear_teacher_student import train_two_layer
+from companion.models.quadratic_mlp import quadratic_mlp, train_quadratic_mlp
+from companion.profiles import ParameterError
 from companion.theory import linear_estimators as th
+from companion.theory.linear_estimators import LinearGD
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -23,7 +28,8 @@ def one_thread():
 
 @pytest.mark.parametrize("lam", [0.1, 0.5, 0.9])
 def test_eq6_marchenko_pastur_moments(lam):
-    one = lambda u: 1 + 0 * u  # noqa: E731
+    def one(u):
+        return 1 + 0 * u
     assert th.mp_expect(one, lam) == pytest.approx(1, abs=1e-12)
     assert th.mp_expect(lambda u: u, lam) == pytest.approx(1, rel=1e-10)
     assert th.mp_expect(lambda u: u ** 2, lam) == pytest.approx(1 + lam, rel=1e-10)
@@ -206,3 +212,58 @@ def test_fit_divergence_recovers_parameters():
     assert f["lam_star"] == pytest.approx(0.12, rel=0.01)
     assert f["C"] == pytest.approx(3.0, rel=0.05)
     assert f["r2"] > 0.999
+
+
+def test_quadratic_mlp_is_gromovs_net_on_one_hot_inputs():
+    """The table-indexed forward pass equals W₂(W₁x/√(2p))²/d_h with explicit one-hot x."""
+    p, d_h = 5, 7
+    g = torch.Generator().manual_seed(0)
+    W1, W2 = torch.randn(2, d_h, 2 * p, generator=g), torch.randn(2, p, d_h, generator=g)
+    a, b, c = addition_table(p)
+    x = torch.cat([torch.nn.functional.one_hot(a, p), torch.nn.functional.one_hot(b, p)], 1).float()  # (p², 2p)
+    h = torch.einsum("khi,ni->khn", W1, x) / math.sqrt(2 * p)
+    expected = torch.einsum("koh,khn->kon", W2, h ** 2) / d_h
+    torch.testing.assert_close(quadratic_mlp(W1, W2, a, b, p), expected, rtol=1e-5, atol=1e-5)
+    assert torch.equal(c, (a + b) % p) and len(set(zip(a.tolist(), b.tolist()))) == p * p
+
+
+def test_split_masks_hold_each_training_fraction():
+    masks = split_masks(11, (0.3, 0.8), seed=2)
+    assert masks.shape == (2, 121)
+    assert masks.sum(1).tolist() == [len(modular_arithmetic(11, "add", f, 2).train_x) for f in (0.3, 0.8)]
+
+
+def test_quadratic_mlp_training_takes_plain_gradient_steps():
+    """One step of train_quadratic_mlp is W ← W − lr·∇L with L the masked summed-over-classes MSE."""
+    p, d_h, lr = 5, 6, 3.0
+    r = train_quadratic_mlp(p, d_h, (0.6,), lr, 1, 1, seed=0)
+    g = torch.Generator().manual_seed(0)
+    W1 = torch.randn(d_h, 2 * p, generator=g)[None].requires_grad_(True)
+    W2 = torch.randn(p, d_h, generator=g)[None].requires_grad_(True)
+    a, b, c = addition_table(p)
+    mask = split_masks(p, (0.6,), 0)[0]
+    x = torch.cat([torch.nn.functional.one_hot(a, p), torch.nn.functional.one_hot(b, p)], 1).float()[mask]
+    y = torch.nn.functional.one_hot(c, p).float()[mask]
+
+    def loss():
+        out = ((x @ W1[0].T / math.sqrt(2 * p)) ** 2) @ W2[0].T / d_h
+        return ((out - y) ** 2).sum(1).mean()
+    loss().backward()
+    with torch.no_grad():
+        W1 -= lr * W1.grad
+        W2 -= lr * W2.grad
+    assert r["train_loss"][0, 1] == pytest.approx(loss().item(), rel=1e-4)
+
+
+def test_two_layer_activations_are_validated():
+    with pytest.raises(ParameterError, match="valid activations: linear, tanh"):
+        train_two_layer(4, 3, 2, 5, 5, ("relu",), eta=0.1, steps=1, eps=1e-3, n_evals=2, seed=0)
+
+
+def test_summaries_eq11_picks_the_paper_eps_and_the_limit():
+    q = {0.5: np.array([3.0, 2.0, 1.5, 1.1]), 0.9: np.array([4.0, 3.0, 2.0, 1.0]),
+         "eps": np.array([1e-2, 1e-3, 1e-6, 1e-12])}
+    s = summaries.eq11(q)
+    assert s.ratio_at_paper_eps == 2.0 and s.limit_ratio == 1.1
+    q[0.5] = np.array([3.0, 2.0, 2.5, 1.1])  # not monotone: no limit
+    assert math.isnan(summaries.eq11(q).limit_ratio)

@@ -1,9 +1,11 @@
 """Theory of grokking in the linear teacher–student model (Levi, Beck & Bar Sinai, ICLR 2024).
 
-All functions are pure numpy/scipy. Conventions (paper §2–3): ``eta`` is the GD learning rate
-η₀, time ``t`` is the step count (gradient flow with dt = 1), ``lam`` = λ = d_in/N_tr,
-``gamma`` = γ the weight decay, ``dout`` = d_out. Losses are normalised so that ‖D₀‖²_F = 1
-(student and teacher entries drawn with variance 1/(2 d_in d_out)).
+The formulas are pure numpy/scipy; :class:`LinearGD` is the exact solution of full-batch GD of
+the one-layer student in the eigenbasis of the training covariance (torch, float64).
+Conventions (paper §2–3): ``eta`` is the GD learning rate η₀, time ``t`` is the step count
+(gradient flow with dt = 1), ``lam`` = λ = d_in/N_tr, ``gamma`` = γ the weight decay,
+``dout`` = d_out. Losses are normalised so that ‖D₀‖²_F = 1 (student and teacher entries drawn
+with variance 1/(2 d_in d_out)).
 
 Errata handled here (see the chapter's Errata section): Eq. 11 is only the ε→0 limit
 (:func:`dt_eq11` vs :func:`grok_times`); Eq. 15 is 2× too large (:func:`wd_plateaus`);
@@ -13,8 +15,14 @@ Eq. 18 misses 1/d_out (:func:`two_layer_losses`); App. C is wrong for fixed nois
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
+import torch
 from scipy import special
+
+from companion.data.teacher_student import linear_teacher_student
 
 M_NODES = 8192  # midpoint nodes for MP expectations: converged to η₀t/d_out ≈ 1e5 (spec §2.2)
 
@@ -245,3 +253,111 @@ def two_layer_losses(t, lam: float, dout: int, loss0: float, eta: float = 0.01):
     """
     ltr, lgen = losses(t, lam, eta / (2 * dout ** 2))
     return loss0 * ltr, loss0 * lgen
+
+
+# ----------------------------------------------------------------------------- exact GD, simulated
+@dataclass
+class LinearGD:
+    """Exact full-batch GD of the one-layer linear student (§2, App. code ``LinGD``), ``S`` seeds at once.
+
+    Not trained by gradient steps (hence not by :func:`companion.train.fit`): with torch
+    ``MSELoss`` (mean over N·d_out) and ``SGD(lr=η, weight_decay=γ)``, writing D = S − T and
+    Σ = XᵀX/N = V diag(ν) Vᵀ, one GD step S ← S − η(2ΣD/d_out − 2b/d_out + γS) (b = XᵀΔ/N for
+    label noise Δ) is diagonal in the eigenbasis, so
+
+        S̄_t = S̄* + c^t (S̄₀ − S̄*),  c = 1 − η(2ν/d_out + γ),  S̄* = (2ν T̄/d_out + 2b̄/d_out)/(2ν/d_out + γ)
+
+    and any step t costs O(d_in·d_out) — no loop over steps (a test checks it against a literal
+    ``nn.Linear`` + ``SGD`` loop). Null directions (ν = 0, γ = 0) keep S̄₀.
+
+    Shapes: ``XV`` (S, N, d) training inputs in the eigenbasis, ``XgV`` (S, N_gen, d), ``Tb``,
+    ``Sb0``, ``Sst`` (S, d, d_out), ``nu``/``c`` (S, d), ``delta`` (S, N, d_out) label noise.
+    """
+
+    XV: torch.Tensor
+    XgV: torch.Tensor
+    nu: torch.Tensor
+    Tb: torch.Tensor
+    Sb0: torch.Tensor
+    Sst: torch.Tensor
+    c: torch.Tensor
+    moving: torch.Tensor
+    delta: torch.Tensor
+    dout: int
+    b_unit: torch.Tensor | None = None
+    delta_unit: torch.Tensor | None = None
+
+    @classmethod
+    def sample(cls, d_in: int, d_out: int, lam: float, n_seeds: int, seed: int, n_gen: int = 5000,
+               eta: float = 0.01, gamma: float = 0.0, noise_var: float = 0.0,
+               device: str = "cpu") -> "LinearGD":
+        """Draw data, teacher and student for ``n_seeds`` independent runs
+        (:func:`companion.data.teacher_student.linear_teacher_student`, N = round(d_in/λ))."""
+        n = int(round(d_in / lam))
+        data = linear_teacher_student(d_in, d_out, n, n_seeds, seed, n_gen, device)
+        X, delta_unit = data.x_train, data.noise_unit
+        nu, V = torch.linalg.eigh(X.transpose(1, 2) @ X / n)  # (S, d), (S, d, d)
+        nu = nu.clamp_min(0)
+        Vt = V.transpose(1, 2)
+        b_unit = Vt @ (X.transpose(1, 2) @ delta_unit / n)
+        sim = cls(X @ V, data.x_test @ V, nu, Vt @ data.teacher, Vt @ data.student0, nu, nu, nu, delta_unit,
+                  d_out, b_unit, delta_unit)
+        return sim.retune(eta, gamma, noise_var)
+
+    def retune(self, eta: float, gamma: float = 0.0, noise_var: float = 0.0) -> "LinearGD":
+        """The same data, teacher and initial student under another η, γ or label-noise variance."""
+        a = 2 * self.nu / self.dout + gamma  # per-step contraction rate / η
+        moving = a > 1e-10
+        b = self.b_unit * math.sqrt(noise_var)
+        num = (2 * self.nu / self.dout)[..., None] * self.Tb + (2 / self.dout) * b
+        Sst = torch.where(moving[..., None], num / torch.where(moving, a, 1)[..., None], self.Sb0)
+        return LinearGD(self.XV, self.XgV, self.nu, self.Tb, self.Sb0, Sst, 1 - eta * a, moving,
+                        self.delta_unit * math.sqrt(noise_var), self.dout, self.b_unit, self.delta_unit)
+
+    def D(self, t: torch.Tensor) -> torch.Tensor:
+        """D̄_t (S, d, d_out) for per-seed integer steps ``t`` (shape (S,) or scalar)."""
+        t = torch.as_tensor(t, dtype=torch.float64, device=self.c.device).reshape(-1, 1)
+        ct = torch.where(self.moving, self.c ** t, torch.ones_like(self.c))
+        return self.Sst + ct[..., None] * (self.Sb0 - self.Sst) - self.Tb
+
+    def losses(self, t) -> tuple[torch.Tensor, torch.Tensor]:
+        """(L_tr, L_gen) per seed at step ``t``: empirical train MSE and (1/d_out)‖D‖²_F."""
+        D = self.D(t)
+        ltr = ((self.XV @ D - self.delta) ** 2).mean((1, 2))
+        return ltr, (D ** 2).sum((1, 2)) / self.dout
+
+    def accuracies(self, t, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+        """Fraction of train / fresh test samples with (1/d_out)‖Sᵀx − y‖² < ε, per seed."""
+        D = self.D(t)
+        a_tr = (((self.XV @ D - self.delta) ** 2).mean(2) < eps).double().mean(1)
+        a_gen = (((self.XgV @ D) ** 2).mean(2) < eps).double().mean(1)
+        return a_tr, a_gen
+
+    def curves(self, steps, eps: float) -> dict:
+        """Losses and accuracies at every step of ``steps``: arrays (S, len(steps))."""
+        out = {k: [] for k in ("train_loss", "test_loss", "train_acc", "test_acc")}
+        for t in steps:
+            lt, lg = self.losses(float(t))
+            at, ag = self.accuracies(float(t), eps)
+            for k, v in zip(out, (lt, lg, at, ag)):
+                out[k].append(v.cpu().numpy())
+        return {"step": np.asarray(steps, float), **{k: np.stack(v, 1) for k, v in out.items()}}
+
+    def first_steps(self, eps: float, thr: float, t_max: int) -> tuple[np.ndarray, np.ndarray]:
+        """First integer step at which train / test accuracy ≥ thr, per seed (∞ if not by t_max).
+
+        Bisection on the integer step, all seeds at once (assumes the accuracy crosses once).
+        """
+        out = []
+        for k in (0, 1):
+            S = self.c.shape[0]
+            lo = torch.full((S,), -1.0, dtype=torch.float64)
+            hi = torch.full((S,), float(t_max), dtype=torch.float64)
+            reached = self.accuracies(hi, eps)[k].cpu() >= thr
+            while bool(((hi - lo) > 1).any()):
+                mid = torch.floor((lo + hi) / 2)
+                ok = self.accuracies(mid, eps)[k].cpu() >= thr
+                hi = torch.where(ok, mid, hi)
+                lo = torch.where(ok, lo, mid)
+            out.append(np.where(reached.numpy(), hi.numpy(), np.inf))
+        return out[0], out[1]

@@ -1,0 +1,40 @@
+"""Grokking in linear estimators (Levi, Beck & Bar Sinai, ICLR 2024): every figure, theory
+against exact simulation.
+
+* :mod:`.configs`: the settings of every figure and the profiles;
+* :mod:`.teacher_student`: Figs. 1–3, 5–7 and the Eq. 11 check, on the Gaussian teacher–student
+  model (exact GD in the eigenbasis, :class:`companion.theory.linear_estimators.LinearGD`);
+* :mod:`.networks`: Fig. 4 (two-layer student) and Fig. 8 (Gromov's quadratic MLP on modular
+  addition), trained by :func:`companion.train.fit`;
+* :mod:`.summaries`: the numbers the chapter reports and checks, one summary per figure.
+"""
+
+from __future__ import annotations
+
+from companion.experiments.linear_estimators import summaries  # noqa: F401  (the chapter's summaries)
+from companion.experiments.linear_estimators.configs import (  # noqa: F401  (the package's public names)
+    FIGURES,
+    PAPER,
+    PROFILES,
+    Fig1Config,
+    Fig2Config,
+    Fig3Config,
+    Fig4Config,
+    Fig6Config,
+    Fig7Config,
+    Fig8Config,
+    config,
+    departures_table,
+)
+from companion.experiments.linear_estimators.networks import fig4, fig8, fit_divergence  # noqa: F401
+from companion.experiments.linear_estimators.teacher_student import eq11_ratios, fig1, fig2, fig3, fig5, fig6, fig7  # noqa: F401
+
+TITLE = "Grokking in linear estimators"
+PAPER_ITEMS = tuple(f"Fig. {i}" for i in range(1, 9))
+EXPERIMENTS = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig6": fig6, "fig7": fig7, "fig8": fig8}
+
+
+def run_all(profile: str, device: str, seed: int = 0) -> None:
+    """Compute every experiment the chapter shows (fills the cache)."""
+    for name, run in EXPERIMENTS.items():
+        run(config(name, profile, seed), device)
