@@ -13,9 +13,9 @@ FOLDERS = ("data", "models", "train", "measures", "theory", "experiments", "figu
 ALLOWED = {
     "data": set(),
     "models": {"data"},
-    "train": {"models", "data", "slices"},
+    "train": {"models", "data", "theory", "slices"},
     "measures": {"models", "data", "train", "events", "slices"},
-    "theory": {"models", "data", "events", "slices"},
+    "theory": {"models", "data", "measures", "events", "slices"},
     "experiments": {"data", "models", "train", "measures", "theory", "cache", "kept", "events", "profiles",
                     "slices", "claims", "expectations", "runs"},
     "figures": {"plotting", "events"},

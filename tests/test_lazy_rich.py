@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from companion.models.committee import BatchedAdamW, hermite, log_grid, run_committee
 from companion.measures import ntk as ntkm
+from companion.models.committee import activation, hermite
 from companion.theory import lazy_rich as th
+from companion.train.fit import log_steps
+from companion.train.lazy_rich import run_committee
 
 DT = torch.float64
 torch.set_num_threads(1)  # small problems: one thread is many times faster on a shared 2-core box
@@ -25,7 +27,7 @@ def test_closure_equals_neuron_simulation(centred):
     """§2.6 closure (w̄, M recursion) == neuron-level GD, train and eq. 6 test loss."""
     task, W0 = _setup()
     w, M = th.init_stats(W0)
-    la = log_grid(800, 15)
+    la = log_steps(800, 15)
     alpha, eps = torch.tensor([1.0, 3.0], dtype=DT), torch.tensor([0.1, 0.3], dtype=DT)
     a = th.run_closure(task["X"], task["y"], task["T"], w, M, alpha, eps, 0.7, 800, la, centred=centred)
     b = run_committee(task["X"], task["y"], W0, alpha, eps, 0.7, 800, la, centred=centred, T=task["T"])
@@ -104,7 +106,7 @@ def test_linearised_three_ways():
     """Linearised net: (Δw̄, C) closure == neuron-level linearisation == closed-form kernel GD."""
     task, W0 = _setup(S=1, D=8, P=30, N=20)
     w, M = th.init_stats(W0)
-    la = log_grid(300, 10)
+    la = log_steps(300, 10)
     g = torch.Generator().manual_seed(5)
     Xt = torch.randn(1, 40, 8, generator=g, dtype=DT) / math.sqrt(8)
     yt = th.quad_form(Xt, task["T"])
@@ -127,7 +129,7 @@ def test_kernel_gd_momentum_equals_parameter_space():
     w, M = th.init_stats(W0)
     Xt = torch.randn(1, 15, 6, generator=torch.Generator().manual_seed(2), dtype=DT) / math.sqrt(6)
     yt = th.quad_form(Xt, task["T"])
-    la = log_grid(300, 8)
+    la = log_steps(300, 8)
     K = alpha ** 2 / N * th.ntk_from_stats(task["X"], task["X"], w, M, eps)
     Kt = alpha ** 2 / N * th.ntk_from_stats(Xt, task["X"], w, M, eps)
     a = ntkm.kernel_gd(K, Kt, task["y"], yt, eta0 * N / alpha ** 2, 300, la, momentum=0.9)
@@ -137,24 +139,29 @@ def test_kernel_gd_momentum_equals_parameter_space():
     np.testing.assert_allclose(a["test_loss"], b["test_loss"], rtol=1e-8)
 
 
-def test_batched_adamw_matches_torch():
-    g = torch.Generator().manual_seed(0)
-    W = torch.randn(3, 4, 5, generator=g)
-    lrs = torch.tensor([1e-2, 3e-3, 1e-3])
-    Wb = W.clone().requires_grad_(True)
-    opt = BatchedAdamW([Wb], lrs, betas=(0.9, 0.98), weight_decay=0.5)
-    refs = [W[s].clone().requires_grad_(True) for s in range(3)]
-    ropt = [torch.optim.AdamW([refs[s]], lr=lrs[s].item(), betas=(0.9, 0.98), weight_decay=0.5) for s in range(3)]
-    for _ in range(5):
-        opt.zero_grad()
-        (Wb ** 3).sum().backward()
-        opt.step()
-        for s in range(3):
-            ropt[s].zero_grad()
-            (refs[s] ** 3).sum().backward()
-            ropt[s].step()
-    for s in range(3):
-        assert torch.allclose(Wb[s], refs[s], atol=1e-6)
+@pytest.mark.parametrize("k", [2, 3])
+def test_committee_gradient_matches_autograd(k):
+    """The written-out gradients of :func:`run_committee` (both layers trained) == autograd on
+    mean (f̃ − y)², checked through one GD step with momentum (the first step is plain GD)."""
+    task, W0 = _setup(S=2, D=6, P=20, N=5)
+    a0 = torch.randn(2, 5, generator=torch.Generator().manual_seed(3), dtype=DT)
+    alpha, eps, eta0, N = torch.tensor([0.7, 2.0], dtype=DT), torch.tensor([0.3, 0.1], dtype=DT), 0.4, 5
+    r = run_committee(task["X"], task["y"], W0, alpha, eps, eta0, 1, [0, 1], centred=True, momentum=0.9, k=k,
+                      readouts=a0, X_test=task["X"], y_test=task["y"])
+    W, a = W0.clone().requires_grad_(True), a0.clone().requires_grad_(True)
+
+    def f(W_, a_):
+        phi, _ = activation(task["X"] @ W_.transpose(-1, -2), eps[:, None, None], k)
+        return alpha[:, None] / N * (phi @ a_[..., None])[..., 0]
+
+    f0 = f(W0, a0).detach()
+    ((f(W, a) - f0 - task["y"]) ** 2).mean(-1).sum().backward()
+    lr = (eta0 * N / alpha ** 2)
+    with torch.no_grad():
+        W1, a1 = W - lr[:, None, None] * W.grad, a - lr[:, None] * a.grad
+    np.testing.assert_allclose(r["W"], W1.numpy(), rtol=1e-12, atol=1e-14)
+    expected = ((f(W1, a1) - f0 - task["y"]) ** 2).mean(-1)
+    np.testing.assert_allclose(r["train_loss"][:, 1], expected.detach().numpy(), rtol=1e-12)
 
 
 def test_hermite_polynomials():
@@ -168,8 +175,8 @@ def test_hermite_polynomials():
 
 def test_modular_mlp_gradient_matches_autograd():
     """The analytic GD step of App. 8.3's x² MLP == autograd on the paper's loss MSE/s²."""
-    from companion.models.lazy_rich import train_modular_mlp
     from companion.data.modular import modular_arithmetic
+    from companion.train.lazy_rich import train_modular_mlp
 
     data = modular_arithmetic(7, "add", 0.5, 0)
     r = train_modular_mlp(data, (0.7,), 5, 1, [0, 1], lr0=3.0, seed=4)
@@ -189,9 +196,9 @@ def test_modular_mlp_gradient_matches_autograd():
 
 
 def test_scaled_transformer_is_centred():
+    from companion.data.modular import modular_arithmetic
     from companion.models.lazy_rich import ScaledTransformer
     from companion.models.transformer import Transformer, TransformerConfig
-    from companion.data.modular import modular_arithmetic
 
     data = modular_arithmetic(7, "add", 0.5, 0)
     m = ScaledTransformer(Transformer(TransformerConfig(p=7, d_model=16, d_mlp=32, n_heads=2), seed=0), 7, 0.5)
@@ -228,7 +235,7 @@ def test_closure_width_limit():
     """N enters only through (w̄0, M0): the finite-N curve approaches the M0 = I (N → ∞) curve
     as N grows (Fig. 1's theory line)."""
     task = th.quadratic_task(10, 60, 0)
-    la = log_grid(400, 10)
+    la = log_steps(400, 10)
     wi, Mi = th.infinite_width_stats(1, 10)
     ref = th.run_closure(task["X"], task["y"], task["T"], wi, Mi, 1.0, 0.2, 1.0, 400, la)["test_loss"]
     devs = []
@@ -246,4 +253,5 @@ def test_crossing_interpolates_in_log_time():
     step = np.array([0, 10, 100, 1000])
     assert crossing(step, [1.0, 0.8, 0.4, 0.1], 0.6) == pytest.approx(10 ** 1.5)
     assert crossing(step, [1.0, 0.9, 0.8, 0.7], 0.5) == math.inf
-    assert half_times(step, np.array([1.0, 0.4, 0.1, 0.0]), np.array([1.0, 1.2, 0.5, 0.1])) == pytest.approx((10 ** (1 - 1 / 6), 100.0))
+    train, test = np.array([1.0, 0.4, 0.1, 0.0]), np.array([1.0, 1.2, 0.5, 0.1])
+    assert half_times(step, train, test) == pytest.approx((10 ** (1 - 1 / 6), 100.0))

@@ -7,14 +7,13 @@ import pytest
 import torch
 from scipy import special
 
-from companion.data.modular import modular_arithmetic
-from companion.data.teacher_student import addition_table, split_masks
+from companion.data.modular import addition_table, modular_arithmetic, split_masks
 from companion.experiments.linear_estimators import fit_divergence, summaries
-from companion.models.linear_teacher_student import train_two_layer
-from companion.models.quadratic_mlp import quadratic_mlp, train_quadratic_mlp
+from companion.models.quadratic_mlp import quadratic_mlp
 from companion.profiles import ParameterError
 from companion.theory import linear_estimators as th
 from companion.theory.linear_estimators import LinearGD
+from companion.train.linear_estimators import train_quadratic_mlp, train_two_layer
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -216,8 +216,8 @@ def test_departures_are_what_the_cpu_profile_changes():
 
 
 def test_configs_validate_their_kinds():
-    from companion.settings import ParameterError
     from companion.experiments import progress_measures as ex
+    from companion.settings import ParameterError
 
     for bad in ({"op": "x5"}, {"shape": "ring"}, {"init": "zeros"}, {"model": "cnn"}):
         with pytest.raises(ParameterError):

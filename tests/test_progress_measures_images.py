@@ -7,8 +7,8 @@ import torch
 import torch.nn.functional as F
 
 from companion.data import polygons
-from companion.experiments.progress_measures.images import accuracy, train_classifier
 from companion.models.resnet import ResNet18, ResNet18Config, to_input
+from companion.train.progress_measures import accuracy, train_classifier
 
 
 def test_fig6_labels_are_side_sums():

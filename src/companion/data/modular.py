@@ -93,6 +93,24 @@ def modular_arithmetic(p: int, op: str = "add", train_frac: float = 0.3, seed: i
     return ModularData(p, op, x[tr], labels[tr], x[te], labels[te])
 
 
+# Levi et al. App. G: the whole addition table at once, with one training mask per fraction.
+def split_masks(p: int, train_fracs: tuple, seed: int) -> torch.Tensor:
+    """(n_fracs, p²) boolean training masks over the row-major addition table (a·p + b), each
+    from :func:`modular_arithmetic`'s split at that training fraction."""
+    masks = torch.zeros(len(train_fracs), p * p, dtype=torch.bool)
+    for i, a in enumerate(train_fracs):
+        x = modular_arithmetic(p, "add", a, seed).train_x
+        masks[i, x[:, 0] * p + x[:, 1]] = True
+    return masks
+
+
+def addition_table(p: int, device: str = "cpu") -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The full table of a + b mod p in row-major order: operands a, b and sums c, each (p²,)."""
+    a = torch.arange(p, device=device).repeat_interleave(p)
+    b = torch.arange(p, device=device).repeat(p)
+    return a, b, (a + b) % p
+
+
 # --------------------------------------------------------------------------------------------
 # Gu et al. ("Beyond Progress Measures", §4, Table 1, Fig. 3, App. D): any binary f(i, j) mod p,
 # an operand offset k, and designed train/test layouts (appended by the progress_measures chapter).

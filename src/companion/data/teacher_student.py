@@ -1,5 +1,4 @@
-"""The Gaussian teacher–student data of Levi, Beck & Bar Sinai (ICLR 2024, §2, §3.4) and the
-training masks of their modular-addition check (App. G).
+"""The Gaussian teacher–student data of Levi, Beck & Bar Sinai (ICLR 2024, §2, §3.4).
 
 Inputs x ~ N(0, I); teacher (and initial student) entries ~ N(0, 1/(2 d_{l−1} d_l)) per layer, so
 that ‖D₀‖²_F ≈ 1 for the one-layer model. Every function draws from one ``torch.Generator`` in a
@@ -12,8 +11,6 @@ import math
 from dataclasses import dataclass
 
 import torch
-
-from companion.data.modular import modular_arithmetic
 
 
 @dataclass(frozen=True)
@@ -54,20 +51,3 @@ def two_layer_inputs(d_in: int, n: int, g: torch.Generator) -> torch.Tensor:
     """``n`` inputs x ~ N(0, I_{d_in}) (float32) for the two-layer task (§3.4), drawn from ``g``
     before the layers (:func:`gaussian_layer`)."""
     return torch.randn(n, d_in, generator=g)
-
-
-def split_masks(p: int, train_fracs: tuple, seed: int) -> torch.Tensor:
-    """(n_fracs, p²) boolean training masks over the row-major addition table (a·p + b), each
-    from :func:`companion.data.modular.modular_arithmetic`'s split at that training fraction."""
-    masks = torch.zeros(len(train_fracs), p * p, dtype=torch.bool)
-    for i, a in enumerate(train_fracs):
-        x = modular_arithmetic(p, "add", a, seed).train_x
-        masks[i, x[:, 0] * p + x[:, 1]] = True
-    return masks
-
-
-def addition_table(p: int, device: str = "cpu") -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """The full table of a + b mod p in row-major order: operands a, b and sums c, each (p²,)."""
-    a = torch.arange(p, device=device).repeat_interleave(p)
-    b = torch.arange(p, device=device).repeat(p)
-    return a, b, (a + b) % p

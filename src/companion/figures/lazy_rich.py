@@ -1,5 +1,6 @@
-"""Figures of the lazy-to-rich chapter (Kumar et al. 2024). Each function takes results (plain
-dicts of arrays from :mod:`companion.experiments.lazy_rich`) and returns a Figure."""
+"""Figures of the lazy-to-rich chapter (Kumar et al. 2024). Each ``figN`` function takes results
+(plain dicts of arrays from :mod:`companion.experiments.lazy_rich`) and returns the Figure of the
+paper's Fig. N; the others are the panels they share."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from companion.plotting import TEST, TRAIN, paper_title, subplots, sweep_colors
 
 
 def _x(step):
+    """Steps as floats, ≥ 1 (for log axes)."""
     return np.maximum(np.asarray(step, float), 1.0)
 
 
 def _pair(ax, step, train, test, color, label=None, norm=False, lw=1.4):
+    """Train (dashed) and test (solid) curves on a log step axis, optionally over their start."""
     tr, te = np.asarray(train, float), np.asarray(test, float)
     if norm:
         tr, te = tr / tr[0], te / te[0]
@@ -23,6 +26,7 @@ def _pair(ax, step, train, test, color, label=None, norm=False, lw=1.4):
 
 
 def fig1a(r):
+    """Fig. 1a: weight trajectories inside / off the tangent space S, and the two runs' losses."""
     fig, axs = subplots(1, 2, width=4.4)
     ax = axs[0, 0]
     ax.plot(r["lin_x"], r["lin_y"], "-o", ms=2, color="green", label="linearised (stays in S)")
@@ -40,6 +44,7 @@ def fig1a(r):
 
 
 def fig1(r, i=0):
+    """Fig. 1b, c: losses against the linearised, N → ∞ and K0 curves; weight norm and alignment."""
     fig, axs = subplots(1, 2, width=4.6)
     ax = axs[0, 0]
     s = r["step"]
@@ -64,6 +69,7 @@ def fig1(r, i=0):
 
 
 def sweep(r, ref, text, label, norm=True, ncol=1):
+    """One panel of a closure sweep (Figs. 3a, 3b, 10, 14), ``label(values)`` naming each run."""
     fig, axs = subplots(1, ncol)
     cols = sweep_colors(len(r["values"]), "plasma")
     for i, v in enumerate(r["values"]):
@@ -75,6 +81,7 @@ def sweep(r, ref, text, label, norm=True, ncol=1):
 
 
 def fig3e(r, amount):
+    """Fig. 3e: the time to grok over the (α, ε) grid (``amount`` in the sweep's run order)."""
     al = sorted(set(v[0] for v in r["values"]))
     ep = sorted(set(v[1] for v in r["values"]))
     grid = np.asarray(amount).reshape(len(al), len(ep))
@@ -90,6 +97,7 @@ def fig3e(r, amount):
 
 
 def decomposition(ax, step, r, i, total="test_loss"):
+    """The eq. 6 terms of run ``i`` on ``ax`` (Figs. 4, 9, 11)."""
     ax.plot(_x(step), r[total][i], color="tab:orange", label="test loss")
     ax.plot(_x(step), r["variance"][i], "--", color="red", label="variance")
     ax.plot(_x(step), r["misalignment"][i], "--", color="green", label="misalignment")
@@ -98,6 +106,7 @@ def decomposition(ax, step, r, i, total="test_loss"):
 
 
 def fig4(r, i=0):
+    """Fig. 4: learning curves and the eq. 6 decomposition of the Fig. 1 run."""
     fig, axs = subplots(1, 2)
     _pair(axs[0, 0], r["step"], r["train_loss"][i], r["test_loss"][i], TEST, "network")
     axs[0, 0].set_xlabel("epoch"), axs[0, 0].set_ylabel("MSE")
@@ -108,6 +117,7 @@ def fig4(r, i=0):
 
 
 def panels(step, train, test, titles, ref, ylabel="MSE", log_y=False, extra=None):
+    """One panel per run (Figs. 5, 12, 15, 18)."""
     n = len(titles)
     fig, axs = subplots(1, n, width=3.4)
     for k in range(n):
@@ -124,10 +134,12 @@ def panels(step, train, test, titles, ref, ylabel="MSE", log_y=False, extra=None
 
 
 def fig2(r, i):
+    """Fig. 2: accuracy and weight norm, loss (run ``i``), and the scale sweep."""
     fig, axs = subplots(1, 3, width=3.6)
     e = _x(r["epochs"])
     ax = axs[0, 0]
-    ax.plot(e, r["train_acc"][i], "--", color=TRAIN, label="train"), ax.plot(e, r["test_acc"][i], color=TEST, label="test")
+    ax.plot(e, r["train_acc"][i], "--", color=TRAIN, label="train")
+    ax.plot(e, r["test_acc"][i], color=TEST, label="test")
     ax.set_xlabel("epoch (paper lr units)"), ax.set_ylabel("accuracy"), ax.legend(fontsize=7)
     ax2 = ax.twinx()
     ax2.plot(e, r["norm"][i], color="tab:orange"), ax2.set_ylabel("‖W1‖+‖W2‖", color="tab:orange")
@@ -145,6 +157,7 @@ def fig2(r, i):
 
 
 def fig16(r, i):
+    """Fig. 16: accuracy and loss of the Fig. 2 run ``i``."""
     fig, axs = subplots(1, 2)
     e = _x(r["epochs"])
     axs[0, 0].plot(e, r["train_acc"][i], "--", color=TRAIN, label="train")
@@ -159,6 +172,7 @@ def fig16(r, i):
 
 
 def acc_sweep(step, train_acc, test_acc, labels, ref, text, ylabel="accuracy"):
+    """Train (dashed) and test curves of several runs in one panel (Figs. 6, 8, 17)."""
     fig, axs = subplots(1, 1, width=5)
     ax = axs[0, 0]
     for k, c in zip(range(len(labels)), sweep_colors(len(labels), "plasma")):
@@ -170,6 +184,7 @@ def acc_sweep(step, train_acc, test_acc, labels, ref, text, ylabel="accuracy"):
 
 
 def fig7(r3a, r7b, r7c):
+    """Fig. 7: α, σ and joint sweeps, and relative change / final loss against σ²α."""
     fig, axs = subplots(2, 3, width=3.6)
     for ax, r, lab, ref in ((axs[0, 0], r3a, "α", "Fig. 7a"), (axs[0, 1], r7b, "σ", "Fig. 7b"),
                             (axs[0, 2], r7c, "(σ, α)", "Fig. 7c")):
@@ -188,7 +203,8 @@ def fig7(r3a, r7b, r7c):
         axs[1, 0].loglog(sa, rel, mark, label=lab, alpha=0.8)
         axs[1, 1].loglog(sa, fin, mark, label=lab, alpha=0.8)
         axs[1, 2].loglog(rel, fin, mark, label=lab, alpha=0.8)
-    for ax, xl, yl, ref in ((axs[1, 0], "σ²α", "|θ−θ0|/|θ0|", "Fig. 7d"), (axs[1, 1], "σ²α", "final test / initial", "Fig. 7e"),
+    for ax, xl, yl, ref in ((axs[1, 0], "σ²α", "|θ−θ0|/|θ0|", "Fig. 7d"),
+                            (axs[1, 1], "σ²α", "final test / initial", "Fig. 7e"),
                             (axs[1, 2], "|θ−θ0|/|θ0|", "final test / initial", "Fig. 7f")):
         ax.set_xlabel(xl), ax.set_ylabel(yl), ax.legend(fontsize=7)
         paper_title(ax, ref, "σ²α sets the laziness")
@@ -196,6 +212,7 @@ def fig7(r3a, r7b, r7c):
 
 
 def fig9(r):
+    """Fig. 9: losses and eq. 6 decomposition per data set size P."""
     n = len(r["values"])
     fig, axs = subplots(2, n, width=3.2)
     for k in range(n):
@@ -207,6 +224,7 @@ def fig9(r):
 
 
 def fig11(r):
+    """Fig. 11: the readout network's losses and eq. 6 decomposition."""
     fig, axs = subplots(1, 2)
     _pair(axs[0, 0], r["step"], r["train_loss"][0], r["test_loss"][0], TEST, "network")
     axs[0, 0].set_xlabel("epoch"), axs[0, 0].set_ylabel("MSE")
@@ -217,13 +235,17 @@ def fig11(r):
 
 
 def net_vs_lin(ax, r, i=None):
-    g = (lambda a: a[i]) if i is not None else (lambda a: a)
+    """A network's and its linearisation's losses on ``ax`` (Fig. 13)."""
+    def g(a):
+        return a[i] if i is not None else a
+
     _pair(ax, r["step"], g(r["train_loss"]), g(r["test_loss"]), "tab:blue", "network")
     _pair(ax, r["step"], g(r["lin_train"]), g(r["lin_test"]), "black", "linearised")
     ax.set_xlabel("epoch"), ax.set_ylabel("MSE"), ax.legend(fontsize=7)
 
 
 def fig13(ra, rb):
+    """Fig. 13: (a) momentum, (b) AdamW student–teacher, each against its linearisation."""
     fig, axs = subplots(1, 2)
     net_vs_lin(axs[0, 0], ra, 0)
     paper_title(axs[0, 0], "Fig. 13a", "GD + momentum 0.95")
@@ -234,6 +256,7 @@ def fig13(ra, rb):
 
 
 def fig19(r):
+    """Fig. 19: one panel per (label index j, data set size P)."""
     J, nP = len(r["js"]), len(r["Ps"])
     fig, axs = subplots(J, nP, width=3.0, height=2.5)
     for a in range(J):
@@ -242,3 +265,84 @@ def fig19(r):
             axs[a, b].lines[-2].set_color(TRAIN)
             paper_title(axs[a, b], "Fig. 19", f"j={r['js'][a]}, P={r['Ps'][b]}")
     return fig
+
+
+def fig3a(r):
+    """Fig. 3a: the α sweep (ε = 0.25), losses over their initial values."""
+    return sweep(r, "Fig. 3a", "α sweep (ε = 0.25)", _alpha_label)
+
+
+def _alpha_label(v):
+    return f"α = 2^{np.log2(v[0]):.0f}"
+
+
+def fig3b(r):
+    """Fig. 3b: the ε sweep at α = 1, losses over their initial values."""
+    return sweep(r, "Fig. 3b", "ε sweep (α = 1)", _eps_label)
+
+
+def _eps_label(v):
+    return f"ε = {v[0]}"
+
+
+def fig5(r):
+    """Fig. 5: one panel per NTK-eigenvector label index j."""
+    return panels(r["step"], r["train_loss"], r["test_loss"], [f"j = {j}" for j in r["js"]], "Fig. 5")
+
+
+def fig6a(r):
+    """Fig. 6a: digits accuracy for each α."""
+    return acc_sweep(r["step"], r["train_acc"], r["test_acc"], [f"α = {a:g}" for a in r["alphas"]],
+                     "Fig. 6a", "digits, α sweep")
+
+
+def fig6b(r):
+    """Fig. 6b: transformer cross-entropy for each α."""
+    return acc_sweep(r["step"], r["train_loss"], r["test_loss"], [f"α = {a}" for a, _ in r["runs"]],
+                     "Fig. 6b", "transformer, α sweep", ylabel="cross-entropy")
+
+
+def fig8(r):
+    """Fig. 8: student–teacher accuracy (threshold 10⁻³) for each scale."""
+    return acc_sweep(r["step"], r["train_acc"][:, 0], r["test_acc"][:, 0], [f"scale {s}" for s in r["scales"]],
+                     "Fig. 8", "student–teacher")
+
+
+def fig10(r):
+    """Fig. 10: losses for each fraction λ of the solution mixed into W0."""
+    return sweep(r, "Fig. 10", "adding the solution to W0", _lam_label, norm=False)
+
+
+def _lam_label(v):
+    return f"λ = {v[0]}"
+
+
+def fig12(r):
+    """Fig. 12: transformer cross-entropy for each (α, weight decay)."""
+    return panels(r["step"], r["train_loss"], r["test_loss"], [f"α={a}, wd={w}" for a, w in r["runs"]],
+                  "Fig. 12", ylabel="cross-entropy", log_y=True)
+
+
+def fig14(r):
+    """Fig. 14: losses for K = 1, 2, 3 index vectors."""
+    return sweep(r, "Fig. 14", "multi-index targets", _index_label)
+
+
+def _index_label(v):
+    return f"K = {v[0]}"
+
+
+def fig15(r):
+    """Fig. 15: losses of the first seed on the He₃ target."""
+    return panels(r["step"], r["train_loss"][:1], r["test_loss"][:1], ["He₃ target"], "Fig. 15")
+
+
+def fig17(r):
+    """Fig. 17: one student–teacher run's accuracy under each threshold θ."""
+    return acc_sweep(r["step"], r["train_acc"][0], r["test_acc"][0], [f"θ = {t:g}" for t in r["thresholds"]],
+                     "Fig. 17", "one run, several thresholds")
+
+
+def fig18(r):
+    """Fig. 18: the losses of the Fig. 17 run."""
+    return panels(r["step"], r["train_loss"], r["test_loss"], ["losses of the same run"], "Fig. 18", log_y=True)

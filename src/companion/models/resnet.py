@@ -8,7 +8,7 @@ ImageNet weights, which their paper does not mention). ``ResNet18Config`` holds 
 [2, 2, 2, 2] with widths 64-128-256-512, global average pool, one linear layer); the reduced
 profiles narrow it and use a 3×3 stem for small images.
 
-It is trained by :func:`companion.experiments.progress_measures.images.train_classifier` (on
+It is trained by :func:`companion.train.progress_measures.train_classifier` (on
 :func:`companion.train.fit.fit`).
 """
 

@@ -147,6 +147,10 @@ def run_closure(X: Tensor, y: Tensor, T: Tensor | None, wbar0: Tensor, M0: Tenso
     of the current NTK every ``cka_every`` steps (``cka_step``, ``cka``). ``P`` per run may be
     padded with zero rows (``y = 0``): such rows have zero residual; pass the true counts by
     making ``eta0`` already include ``P_pad/P_true``.
+
+    This is the one loop of the chapter outside :func:`companion.train.fit.fit`: it iterates
+    the exact closure of the sufficient statistics, not the parameters of a network (the
+    network itself, :func:`companion.models.committee.run_committee`, is trained by ``fit``).
     """
     S, P, D = X.shape
     dt = X.dtype

@@ -15,7 +15,7 @@ training there.
 
 What is *not* trained by :func:`fit` is not "training a network" by gradient steps: the exact
 closure of Kumar et al. (:mod:`companion.theory.lazy_rich`), the eigenbasis solution of GD of
-Levi et al. (:mod:`companion.models.linear_teacher_student`) and the ODE of Gu et al. App. C
+Levi et al. (:class:`companion.theory.linear_estimators.LinearGD`) and the ODE of Gu et al. App. C
 (:mod:`companion.theory.progress_measures`).
 """
 

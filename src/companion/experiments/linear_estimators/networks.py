@@ -14,9 +14,8 @@ from companion.cache import experiment
 from companion.events import first_crossing
 from companion.experiments.linear_estimators.configs import Fig4Config, Fig8Config
 from companion.experiments.linear_estimators.teacher_student import theory_curves
-from companion.models.linear_teacher_student import train_two_layer
-from companion.models.quadratic_mlp import train_quadratic_mlp
 from companion.theory import linear_estimators as theory
+from companion.train.linear_estimators import train_quadratic_mlp, train_two_layer
 
 
 @experiment

@@ -16,7 +16,7 @@ runs), :mod:`.configs` (the profiles).
 from __future__ import annotations
 
 from .configs import CONFIGS, PAPER_IMAGES, config, configs, departures_table
-from .images import ImageRun, dataset_overview, image_run, image_summary, train_classifier
+from .images import ImageRun, dataset_overview, image_run, image_summary
 from .runs import PAPER_TRAIN, Run, batch_signature, batch_tasks, eval_grid, modular_run, modular_runs, setup_run
 from .summaries import (
     commutativity_summary,
@@ -95,5 +95,5 @@ __all__ = [
     "hole_runs", "holes_summary", "image_run", "image_summary", "layouts_train_size_ok", "modular_run",
     "modular_runs", "ode_run", "ode_summary", "operation_runs", "operations_summary", "prime_runs",
     "primes_summary", "run_all", "setup_run", "split_layouts", "structured_runs", "structured_summary",
-    "train_classifier", "u_l_go", "width_runs", "widths_summary", "window", "window_r",
+    "u_l_go", "width_runs", "widths_summary", "window", "window_r",
 ]

@@ -1,9 +1,5 @@
-"""Gu et al. §5, Figs. 6–7: the polygon dataset and a ResNet-18 trained on it from scratch.
-
-:func:`train_classifier` trains the image classifier through the book's one training loop
-(:func:`companion.train.fit.fit`): one ``fit`` step per mini-batch update, epochs over a fresh
-shuffle, BatchNorm in train mode while training, test accuracy in eval mode.
-"""
+"""Gu et al. §5, Figs. 6–7: the polygon dataset and a ResNet-18 trained on it from scratch
+(:func:`companion.train.progress_measures.train_classifier`)."""
 
 from __future__ import annotations
 
@@ -11,15 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-import torch.nn.functional as F
-from torch import nn
 
 from companion.cache import experiment
-from companion.settings import one_of
 from companion.data import polygons
-from companion.models.resnet import STEMS, ResNet18, ResNet18Config, to_input
-from companion.train.fit import fit
-from companion.train.optim import make_optimizer
+from companion.models.resnet import STEMS, ResNet18, ResNet18Config
+from companion.settings import one_of
+from companion.train.progress_measures import train_classifier
 
 
 @dataclass(frozen=True)
@@ -41,81 +34,6 @@ class ImageRun:
 
     def __post_init__(self):
         one_of("stem", self.stem, STEMS)
-
-
-@torch.no_grad()
-def accuracy(model: nn.Module, images: torch.Tensor, y: torch.Tensor, batch: int, in_channels: int) -> float:
-    """Accuracy in eval mode (BatchNorm running statistics), in batches; the model is left in train mode."""
-    model.eval()
-    correct = 0
-    for i in range(0, len(y), batch):
-        correct += int((model(to_input(images[i:i + batch], in_channels)).argmax(1) == y[i:i + batch]).sum())
-    model.train()
-    return correct / max(len(y), 1)
-
-
-def train_classifier(model: nn.Module, train_img: torch.Tensor, train_y: torch.Tensor, test_img: torch.Tensor,
-                     test_y: torch.Tensor, epochs: int, batch: int, lr: float, weight_decay: float,
-                     eval_every: int, seed: int, in_channels: int = 3) -> dict:
-    """Train an image classifier as Gu et al. (Fig. 7) with :func:`companion.train.fit.fit`.
-
-    Adam with coupled L2 weight decay (``make_optimizer("adam", …)`` = ``torch.optim.Adam``, as
-    the authors), cross-entropy, shuffled mini-batches of ``batch`` (a fresh permutation from a
-    generator seeded with ``seed`` each epoch; one ``fit`` step per mini-batch). Returns per
-    epoch (1…``epochs``) the running train accuracy and loss of the epoch (train mode, as the
-    authors log them), and test accuracy (eval mode) at epoch 1, every ``eval_every``-th epoch
-    and the last.
-    """
-    params = list(model.parameters())
-    opt = make_optimizer(params, "adam", lr, weight_decay)
-    g = torch.Generator().manual_seed(seed)
-    n = len(train_y)
-    per_epoch = -(-n // batch)  # mini-batches (= fit steps) per epoch
-    hist: dict[str, list] = {"epoch": [], "train_acc": [], "train_loss": [], "test_epoch": [], "test_acc": []}
-    run = {"perm": None, "correct": 0, "loss": 0.0}  # the current epoch's shuffle and running sums
-    model.train()
-
-    def tests(ep: int) -> bool:
-        return ep % eval_every == 0 or ep == epochs or ep == 1
-
-    def loss(t: int) -> torch.Tensor:
-        i = (t % per_epoch) * batch
-        if i == 0:
-            run["perm"], run["correct"], run["loss"] = torch.randperm(n, generator=g).to(train_y.device), 0, 0.0
-        idx = run["perm"][i:i + batch]
-        logits = model(to_input(train_img[idx], in_channels))
-        value = F.cross_entropy(logits, train_y[idx])
-        run["correct"] += int((logits.argmax(1) == train_y[idx]).sum())
-        run["loss"] += float(value.detach()) * len(idx)
-        return value
-
-    def record(t: int) -> None:
-        ep = t // per_epoch
-        hist["epoch"].append(ep)
-        hist["train_acc"].append(run["correct"] / n)
-        hist["train_loss"].append(run["loss"] / n)
-        if tests(ep):
-            hist["test_epoch"].append(ep)
-            hist["test_acc"].append(accuracy(model, test_img, test_y, 4 * batch, in_channels))
-
-    def save() -> dict:  # BatchNorm buffers, the generator, the epoch so far and the history
-        return {"buffers": [b.clone() for b in model.buffers()], "gen": g.get_state(), "run": dict(run),
-                "hist": {k: list(v) for k, v in hist.items()}}
-
-    def load(s: dict) -> None:
-        with torch.no_grad():
-            for b, v in zip(model.buffers(), s["buffers"]):
-                b.copy_(v)
-        g.set_state(s["gen"])
-        run.update(s["run"])
-        if run["perm"] is not None:
-            run["perm"] = run["perm"].to(train_y.device)
-        for k, v in s["hist"].items():
-            hist[k][:] = v
-
-    fit(params, opt, epochs * per_epoch, evals=range(per_epoch, epochs * per_epoch + 1, per_epoch),
-        record=record, loss=loss, state=(save, load))
-    return {k: np.asarray(v) for k, v in hist.items()}
 
 
 @experiment

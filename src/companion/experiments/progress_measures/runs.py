@@ -14,10 +14,10 @@ import numpy as np
 import torch
 
 from companion.cache import experiment
-from companion.settings import one_of
 from companion.data.modular import OPERATIONS, SPLIT_SHAPES, hole_mask, modular_split
 from companion.measures.embedding import fourier_gini, med, restricted_excluded_loss, weight_norm_sq
 from companion.models.gu import INITS, EmbedMLP, gu_config, gu_transformer
+from companion.settings import one_of
 from companion.train import TrainConfig, log_steps, train
 
 MODELS = ("transformer", "mlp")  # the one-layer transformer, or Fig. 4's 2-layer DNN

@@ -1,0 +1,358 @@
+"""The quadratic single-index task of Kumar et al. (§5, App. 8.1) on the exact (w̄, M) closure
+(:mod:`companion.theory.lazy_rich`), batched over the runs of a sweep: Figs. 3a, 3b, 3e, 7, 9,
+10 and 14, with their profiles and summaries."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import torch
+
+from companion.cache import experiment
+from companion.experiments.lazy_rich.measures import crossing, half_times, increasing
+from companion.theory import lazy_rich as th
+from companion.train.fit import log_steps
+
+DT = torch.float64
+
+
+# --------------------------------------------------------------------------- configs
+@dataclass(frozen=True)
+class QuadraticRun:
+    """One run of the committee machine on the quadratic single-index task (§5, App. 8.1).
+
+    Defaults: Fig. 1 (D=100, P=550, N=500, ε=0.02, α=1, η = N/α², centred, 100k steps)."""
+
+    D: int = 100  # input dimension
+    P: int = 550  # training points
+    N: int = 500  # hidden units (0: infinite width, M0 = σ²I)
+    eps: float = 0.02  # quadratic part of φ: initial kernel–task alignment
+    alpha: float = 1.0  # output scale: laziness
+    sigma: float = 1.0  # weight init scale
+    eta0: float = 1.0  # η = η0·N/(α²σ²)
+    steps: int = 100_000  # full-batch GD steps
+    centred: bool = True  # f̃ = f − f(W0)
+    target_scale: float = 0.5  # y = target_scale·Σ_k (β_k·x)²
+    n_index: int = 1  # number of β_k (App. 15.1)
+    lam: float = 0.0  # fraction of the analytic solution mixed into W0 (App. 8.3.3)
+    seed: int = 0  # data seed; weight seed = seed + 1
+    n_log: int = 160  # log-spaced evaluation steps
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A batch of QuadraticRun runs differing in ``fields`` (one tuple of values per run)."""
+
+    base: QuadraticRun = QuadraticRun()  # the settings every run shares
+    fields: tuple = ("alpha",)  # the QuadraticRun fields that vary
+    values: tuple = ((1.0,),)  # one tuple of values of ``fields`` per run
+    n_cka: int = 1000  # fresh test points for the initial kernel–target alignment (Fig. 3b)
+    cka_seed: int = 12_345  # their seed (the same points for every run)
+
+
+# Fig. 3a / 7: the authors' cell uses y = (β·x)² (no ½), ε = 0.25, D=100, P=450, N=500, η0 = 0.5
+Q3A = QuadraticRun(P=450, eps=0.25, eta0=0.5, steps=60_000, target_scale=1.0)
+ALPHAS = (2 ** -5, 2 ** -2, 2 ** -1, 1.0, 2.0, 4.0, 8.0, 16.0)
+SIGMAS = (0.25, 0.5, 1.0, 2.0)  # Fig. 7b,c (the paper's 1/8 diverges at reduced D; see spec)
+FIG3A = Sweep(Q3A, ("alpha",), tuple((a,) for a in ALPHAS))
+FIG7B = Sweep(Q3A, ("sigma",), tuple((s,) for s in SIGMAS))
+FIG7C = Sweep(Q3A, ("sigma", "alpha"), tuple((s, 1 / s ** 2) for s in SIGMAS))
+Q3A_CPU = replace(Q3A, D=30, P=135, N=150, steps=20_000)
+Q3A_SMOKE = replace(Q3A, D=16, P=72, N=60, steps=3_000)
+
+FIG3A_PROFILES = {
+    "paper": FIG3A,
+    # at D = 30 the α = 1/32 run ends in a period-2 oscillation (its weights grow ~17×, past the
+    # stable step size), so the reduced profiles start the sweep at α = 1/4
+    "cpu": replace(FIG3A, base=Q3A_CPU, values=FIG3A.values[1:]),
+    "smoke": replace(FIG3A, base=Q3A_SMOKE, values=((2 ** -2,), (1.0,), (16.0,))),
+}
+# smoke (D = 16): σ = 1/4 breaks the step-size stability rule 2(η0/σ²)(1+√(D/P))²/D < 2
+FIG7B_PROFILES = {"paper": FIG7B,
+                  "cpu": replace(FIG7B, base=Q3A_CPU),
+                  "smoke": replace(FIG7B, base=Q3A_SMOKE, values=FIG7B.values[1:])}
+FIG7C_PROFILES = {"paper": FIG7C,
+                  "cpu": replace(FIG7C, base=Q3A_CPU),
+                  "smoke": replace(FIG7C, base=Q3A_SMOKE, values=FIG7C.values[1:])}
+
+# Fig. 3b: no code; the spec's proposal is Fig. 1's setup with an ε sweep
+EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
+FIG3B = Sweep(QuadraticRun(), ("eps",), tuple((e,) for e in EPSILONS))
+FIG3B_PROFILES = {"paper": FIG3B,
+                  "cpu": replace(FIG3B, base=replace(FIG3B.base, D=30, P=165, N=0, steps=20_000)),
+                  "smoke": replace(FIG3B, base=replace(FIG3B.base, D=16, P=88, N=0, steps=3_000),
+                                   values=((0.02,), (0.25,), (1.0,)))}
+
+# Fig. 3e: phase diagram α = 0.4i, ε = 0.02i (i = 1..14), η0 = 20, ≤ 110k steps
+FIG3E = Sweep(replace(QuadraticRun(), eta0=20.0, steps=110_000),
+              ("alpha", "eps"), tuple((0.4 * i, 0.02 * j) for i in range(1, 15) for j in range(1, 15)))
+GRID5 = tuple((a, e) for a in (0.4, 1.6, 2.8, 4.0, 5.2) for e in (0.02, 0.08, 0.14, 0.2, 0.26))
+FIG3E_PROFILES = {"paper": FIG3E,
+                  # η0 scaled with D (stability: 2η0(1+√(D/P))²/D < 2)
+                  "cpu": replace(FIG3E, base=replace(FIG3E.base, D=20, P=110, N=0, eta0=8.0, steps=12_000),
+                                 values=GRID5),
+                  "smoke": replace(FIG3E, base=replace(FIG3E.base, D=12, P=66, N=0, eta0=4.0, steps=2_000),
+                                   values=tuple((a, e) for a in (0.4, 2.8, 5.2) for e in (0.02, 0.14, 0.26)))}
+GROK_LEVEL = 0.1  # Fig. 3e: the authors' absolute loss threshold of the time to grok
+
+# Fig. 9: goldilocks P (authors' cell: D=40, N=100, ε=0.5, η0=0.5, 50k steps); P=300 added as the
+# nearest configuration that groks
+FIG9 = Sweep(QuadraticRun(D=40, N=100, eps=0.5, eta0=0.5, steps=50_000), ("P",), ((50,), (120,), (300,), (500,)))
+FIG9_PROFILES = {"paper": FIG9, "cpu": replace(FIG9, base=replace(FIG9.base, steps=10_000)),
+                 "smoke": replace(FIG9, base=replace(FIG9.base, D=16, N=40, steps=2_000),
+                                  values=((20,), (48,), (120,), (200,)))}
+
+# Fig. 10: robust variant (spec): Fig. 1 config, uncentred, W0 ← (1−λ)W0 + λ·solution
+LAMS = (0.0, 0.2, 0.5, 0.75, 0.95)
+SMALL_LAM = 0.2  # the paper's "even a small" component of the solution
+FIG10 = Sweep(replace(QuadraticRun(), centred=False, steps=20_000), ("lam",), tuple((v,) for v in LAMS))
+FIG10_PROFILES = {"paper": FIG10, "cpu": replace(FIG10, base=replace(FIG10.base, D=30, P=165, N=150, steps=15_000)),
+                  "smoke": replace(FIG10, base=replace(FIG10.base, D=16, P=88, N=60, steps=2_000))}
+
+# Fig. 14: multi-index targets y = ½ Σ_k (β_k·x)², K ∈ {1,2,3}, P = 11·D (spec measurement)
+FIG14 = Sweep(replace(QuadraticRun(), P=1100, steps=30_000), ("n_index",), ((1,), (2,), (3,)))
+FIG14_PROFILES = {"paper": FIG14, "cpu": replace(FIG14, base=replace(FIG14.base, D=30, P=330, N=150, steps=20_000)),
+                  "smoke": replace(FIG14, base=replace(FIG14.base, D=16, P=176, N=60, steps=3_000))}
+
+
+# --------------------------------------------------------------------------- helpers
+def init_stats(q: QuadraticRun, beta: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(w̄0, M0) of one run: finite N from W0 ~ σN(0,1) (seed+1), or the N → ∞ values."""
+    if q.N == 0:
+        w, M = th.infinite_width_stats(1, q.D, q.sigma)
+        if q.lam:
+            raise ValueError("the interpolated init needs a finite width")
+        return w[0], M[0]
+    g = torch.Generator().manual_seed(q.seed + 1)
+    W0 = q.sigma * torch.randn(q.N, q.D, generator=g, dtype=DT)
+    if q.lam:
+        sol = beta[0] / math.sqrt(q.alpha * q.eps)
+        signs = torch.tensor([1.0 if i % 2 == 0 else -1.0 for i in range(q.N)], dtype=DT)
+        W0 = (1 - q.lam) * W0 + q.lam * signs[:, None] * sol
+    w, M = th.init_stats(W0[None])
+    return w[0], M[0]
+
+
+def task(q: QuadraticRun) -> dict:
+    """The run's data (X, y, T, beta) without the batch axis."""
+    t = th.quadratic_task(q.D, q.P, q.seed, q.n_index, q.target_scale)
+    return {k: v[0] for k, v in t.items()}
+
+
+def stack_runs(runs: list[QuadraticRun]) -> dict:
+    """Batch runs of equal D (P padded with zero rows, which carry zero residual)."""
+    Pmax = max(q.P for q in runs)
+    Xs, ys, Ts, ws, Ms = [], [], [], [], []
+    for q in runs:
+        t = task(q)
+        pad = Pmax - q.P
+        Xs.append(torch.cat([t["X"], torch.zeros(pad, q.D, dtype=DT)]))
+        ys.append(torch.cat([t["y"], torch.zeros(pad, dtype=DT)]))
+        Ts.append(t["T"])
+        w, M = init_stats(q, t["beta"])
+        ws.append(w)
+        Ms.append(M)
+
+    def per_run(name: str) -> torch.Tensor:
+        return torch.tensor([float(getattr(q, name)) for q in runs], dtype=DT)
+
+    return {"X": torch.stack(Xs), "y": torch.stack(ys), "T": torch.stack(Ts), "w": torch.stack(ws),
+            "M": torch.stack(Ms), "alpha": per_run("alpha"), "eps": per_run("eps"),
+            # η = η0·N/(α²σ²): the authors' Fig. 7 cells use 0.5N/σ² (σ sweep) and 0.5Nσ² (α = 1/σ²)
+            "eta0_eff": per_run("eta0") / per_run("sigma") ** 2 * Pmax / per_run("P"), "pad": Pmax / per_run("P")}
+
+
+def on(b: dict, device: str) -> dict:
+    return {k: v.to(device) for k, v in b.items()}
+
+
+def _run_batch(runs: list[QuadraticRun], linearised: bool = False, device: str = "cpu") -> dict:
+    q0 = runs[0]
+    b = stack_runs(runs)
+    la = log_steps(q0.steps, q0.n_log)
+    d = on(b, device)
+    res = th.run_closure(d["X"], d["y"], d["T"], d["w"], d["M"], d["alpha"], d["eps"], d["eta0_eff"],
+                         q0.steps, la, centred=q0.centred, linearised=linearised)
+    res["train_loss"] = res["train_loss"] * b["pad"].numpy()[:, None]
+    return res
+
+
+@experiment
+def quad_sweep(cfg: Sweep, device: str = "cpu") -> dict:
+    """All runs of a sweep through the exact closure in one batch (chapter Figs. 3a, 3b, 3e, 7,
+    9, 10, 14), with each run's initial kernel–target alignment (Fig. 3b)."""
+    from companion.measures.ntk import kernel_alignment
+
+    runs = [replace(cfg.base, **dict(zip(cfg.fields, v))) for v in cfg.values]
+    res = _run_batch(runs, device=device)
+    b = stack_runs(runs)
+    g = torch.Generator().manual_seed(cfg.cka_seed)
+    cX = (torch.randn(cfg.n_cka, cfg.base.D, generator=g, dtype=DT) / math.sqrt(cfg.base.D)).expand(len(runs), -1, -1)
+    K0 = th.ntk_from_stats(cX, cX, b["w"], b["M"], b["eps"])
+    res["cka0"] = kernel_alignment(K0, th.quad_form(cX, b["T"])).numpy()
+    res["values"] = [list(v) for v in cfg.values]
+    res["fields"] = list(cfg.fields)
+    return res
+
+
+# --------------------------------------------------------------------------- summaries
+def _half_times(r: dict) -> list[tuple[float, float]]:
+    return [half_times(r["step"], r["train_loss"][i], r["test_loss"][i]) for i in range(len(r["values"]))]
+
+
+def _final(r: dict) -> np.ndarray:
+    """Final / initial test loss of every run."""
+    return r["test_loss"][:, -1] / r["test_loss"][:, 0]
+
+
+def _rise(r: dict) -> np.ndarray:
+    """Largest / initial test loss of every run."""
+    return r["test_loss"].max(1) / r["test_loss"][:, 0]
+
+
+@dataclass(frozen=True)
+class AlphaSweep:
+    """Fig. 3a: the grokking delay and final loss against α."""
+
+    delay_increasing: bool  # t_te(½) − t_tr(½) increases with α
+    final_increasing: bool  # final / initial test loss increases with α
+    smallest_alpha_ratio: float  # t_te(½) / t_tr(½) at the smallest α
+
+
+def fig3a_summary(r: dict) -> AlphaSweep:
+    """Fig. 3a's numbers (runs in increasing α)."""
+    ht = _half_times(r)
+    return AlphaSweep(delay_increasing=increasing([b - a for a, b in ht]), final_increasing=increasing(_final(r)),
+                      smallest_alpha_ratio=ht[0][1] / ht[0][0])
+
+
+@dataclass(frozen=True)
+class EpsilonSweep:
+    """Fig. 3b: initial alignment, delay and final loss against ε."""
+
+    alignment_increasing: bool  # initial kernel–target alignment increases with ε
+    delay_decreasing: bool  # t_te(½) − t_tr(½) decreases with ε
+    final_nondecreasing: bool  # final / initial test loss non-decreasing in ε, over ε ≥ converged_eps
+
+
+CONVERGED_EPS = 0.1  # Fig. 3b: smaller ε have not converged by the end of the run
+
+
+def fig3b_summary(r: dict) -> EpsilonSweep:
+    """Fig. 3b's numbers (runs in increasing ε)."""
+    eps = [v[0] for v in r["values"]]
+    big = [i for i, e in enumerate(eps) if e >= CONVERGED_EPS]
+    return EpsilonSweep(alignment_increasing=increasing(r["cka0"]),
+                        delay_decreasing=increasing([-(b - a) for a, b in _half_times(r)]),
+                        final_nondecreasing=increasing(_final(r)[big], strict=False))
+
+
+@dataclass(frozen=True)
+class PhaseDiagram:
+    """Fig. 3e: time to grok ``max(0, t_te(0.1) − t_tr(0.1))`` (0 for runs that never reach
+    0.1) on the (α, ε) grid."""
+
+    alphas: tuple  # rows, increasing
+    epsilons: tuple  # columns, increasing
+    time_to_grok: np.ndarray  # (len(alphas), len(epsilons))
+    increases_with_alpha: bool  # at the smallest ε
+    smallest_eps_longest: bool  # for every α
+    max_in_lazy_misaligned_corner: bool  # largest α, smallest ε
+
+
+def fig3e_summary(r: dict) -> PhaseDiagram:
+    """Fig. 3e's phase diagram and its three statements."""
+    amount = []
+    for i in range(len(r["values"])):
+        a_ = crossing(r["step"], r["train_loss"][i], GROK_LEVEL)
+        b_ = crossing(r["step"], r["test_loss"][i], GROK_LEVEL)
+        amount.append(max(0.0, b_ - a_) if np.isfinite(a_ + b_) else 0.0)
+    vals = np.asarray(r["values"])
+    al, ep = sorted(set(vals[:, 0])), sorted(set(vals[:, 1]))
+    grid = np.asarray(amount).reshape(len(al), len(ep))
+    return PhaseDiagram(tuple(al), tuple(ep), grid, increases_with_alpha=increasing(grid[:, 0]),
+                        smallest_eps_longest=bool(np.all(grid.argmax(1) == 0)),
+                        max_in_lazy_misaligned_corner=bool(np.unravel_index(grid.argmax(), grid.shape)
+                                                           == (len(al) - 1, 0)))
+
+
+@dataclass(frozen=True)
+class Laziness:
+    """Fig. 7: σ²α, not α or σ alone, sets the relative weight change and the final loss."""
+
+    sigma_alpha_rel_dev: float  # max |rel(σ sweep) / rel(α sweep) − 1| over runs of equal σ²α
+    joint_rel_spread: float  # α = 1/σ²: max / min relative change over σ
+    joint_final_spread: float  # α = 1/σ²: max / min final / initial test loss over σ
+    rel_decreasing: bool  # relative change decreases with σ²α (α sweep)
+
+
+def fig7_summary(r3a: dict, r7b: dict, r7c: dict) -> Laziness:
+    """Fig. 7's numbers from the α (Fig. 3a), σ and joint sweeps."""
+    sa = [v[0] for v in r3a["values"]]
+    rel = np.sqrt(r3a["rel_change2"][:, -1])
+
+    def rel_final(r, i):
+        return np.sqrt(r["rel_change2"][i, -1]), r["test_loss"][i, -1] / r["test_loss"][i, 0]
+
+    pairs = [(k, sa.index(r7b["values"][k][0] ** 2)) for k in range(len(r7b["values"]))
+             if r7b["values"][k][0] ** 2 in sa]
+    rel_dev = max(abs(rel_final(r7b, k)[0] / rel[j] - 1) for k, j in pairs)
+    joint = np.asarray([rel_final(r7c, k) for k in range(len(r7c["values"]))])
+    return Laziness(float(rel_dev), float(joint[:, 0].max() / joint[:, 0].min()),
+                    float(joint[:, 1].max() / joint[:, 1].min()), increasing(-rel))
+
+
+@dataclass(frozen=True)
+class Goldilocks:
+    """Fig. 9: final loss and delay against the data set size P. The sweep's runs are, in
+    order: too small, the published size, the nearest size that groks, the largest."""
+
+    small_P: int
+    small_final: float  # final / initial test loss
+    published_P: int
+    published_final: float
+    grokking_P: int
+    grokking_delay_ratio: float  # t_te(½) / t_tr(½)
+    grokking_final: float
+    largest_P: int
+    largest_best: bool  # the largest P ends at the lowest test loss
+
+
+def fig9_summary(r: dict) -> Goldilocks:
+    """Fig. 9's numbers."""
+    sizes = [v[0] for v in r["values"]]
+    end = _final(r)
+    t_tr, t_te = half_times(r["step"], r["train_loss"][2], r["test_loss"][2])
+    return Goldilocks(sizes[0], float(end[0]), sizes[1], float(end[1]), sizes[2], t_te / t_tr, float(end[2]),
+                      sizes[-1], bool(end[-1] == end.min()))
+
+
+@dataclass(frozen=True)
+class SolutionInit:
+    """Fig. 10: the test-loss rise against the fraction λ of the solution in W0."""
+
+    rise_decreasing: bool  # max / initial test loss decreases with λ
+    small_lam_rise: float  # max / initial test loss at λ = SMALL_LAM
+    largest_lam_rise: float  # ... at the largest λ
+
+
+def fig10_summary(r: dict) -> SolutionInit:
+    """Fig. 10's numbers (runs in increasing λ)."""
+    rise = _rise(r)
+    lams = [v[0] for v in r["values"]]
+    return SolutionInit(increasing(-rise), float(rise[lams.index(SMALL_LAM)]), float(rise[-1]))
+
+
+@dataclass(frozen=True)
+class MultiIndex:
+    """Fig. 14: every number of indices K rises first and generalises."""
+
+    smallest_rise: float  # min over K of max / initial test loss
+    largest_final: float  # max over K of final / initial test loss
+
+
+def fig14_summary(r: dict) -> MultiIndex:
+    """Fig. 14's numbers."""
+    return MultiIndex(float(_rise(r).min()), float(_final(r).max()))

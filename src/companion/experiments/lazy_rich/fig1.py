@@ -1,0 +1,192 @@
+"""Figs. 1 and 4 of Kumar et al.: the committee machine on the quadratic task over several data
+seeds (network, its linearisation, the N → ∞ closure, K0 kernel regression, weight norm,
+NTK–target alignment, the eq. 6 decomposition) and Fig. 1a's weight-space trajectories."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import torch
+
+from companion.cache import experiment
+from companion.experiments.lazy_rich.closure import DT, QuadraticRun, on, stack_runs, task
+from companion.experiments.lazy_rich.measures import half_times, tracks_until
+from companion.theory import lazy_rich as th
+from companion.train.fit import log_steps
+from companion.train.lazy_rich import run_committee
+
+
+@dataclass(frozen=True)
+class Fig1:
+    """Fig. 1 / Fig. 4: one QuadraticRun per data seed, with the NTK–target alignment."""
+
+    run: QuadraticRun = QuadraticRun()  # the paper's Fig. 1 settings
+    seeds: tuple = (0, 1, 2)  # data seeds checked
+    n_cka: int = 1000  # test points for the kernel–target alignment
+    cka_every: int = 100  # steps between alignment evaluations
+    cka_seed: int = 10_000  # the alignment points of data seed s are drawn with seed cka_seed + s
+
+
+FIG1 = Fig1()
+FIG1_PROFILES = {"paper": FIG1,
+                 "cpu": replace(FIG1, run=replace(FIG1.run, D=50, P=275, N=250, steps=30_000), n_cka=500,
+                                cka_every=1000),
+                 "smoke": replace(FIG1, run=replace(FIG1.run, D=20, P=110, N=100, steps=5_000), n_cka=200,
+                                  cka_every=500)}
+
+
+@dataclass(frozen=True)
+class WeightTrajectories:
+    """Fig. 1a: one small neuron-level run and its linearisation, with an empirical test set."""
+
+    run: QuadraticRun = replace(QuadraticRun(), D=10, P=40, N=20, eps=0.1, steps=20_000)  # a small run
+    n_test: int = 500  # test points
+    test_seed: int = 99  # their seed
+
+
+FIG1A = WeightTrajectories()
+FIG1A_PROFILES = {"paper": FIG1A, "cpu": FIG1A, "smoke": replace(FIG1A, run=replace(FIG1A.run, steps=2_000))}
+
+
+@experiment
+def fig1(cfg: Fig1, device: str = "cpu") -> dict:
+    """Chapter Figs. 1b, 1c and 4: network (finite-N init statistics), its linearisation, the
+    N → ∞ theory curve, the K0 kernel-regression line, the weight norm and the NTK–target
+    alignment, per data seed."""
+    runs = [replace(cfg.run, seed=s) for s in cfg.seeds]
+    q, S = cfg.run, len(runs)
+    b = stack_runs(runs + [replace(runs[0], N=0)])
+    cX = torch.stack([torch.randn(cfg.n_cka, q.D, generator=torch.Generator().manual_seed(cfg.cka_seed + s),
+                                  dtype=DT) / math.sqrt(q.D) for s in cfg.seeds + (cfg.seeds[0],)])
+    la = log_steps(q.steps, q.n_log)
+    d = on(b, device)
+    net = th.run_closure(d["X"], d["y"], d["T"], d["w"], d["M"], d["alpha"], d["eps"], d["eta0_eff"], q.steps,
+                         la, centred=q.centred, cka_X=cX.to(device), cka_y=th.quad_form(cX, b["T"]).to(device),
+                         cka_every=cfg.cka_every)
+    lin = th.linearised_exact(b["X"][:S], b["y"][:S], b["T"][:S], b["w"][:S], b["M"][:S], b["alpha"][:S],
+                              b["eps"][:S], b["eta0_eff"][:S], la, centred=q.centred)
+    k0 = th.k0_regression_loss(b["X"][:S], b["y"][:S], b["T"][:S], b["w"][:S], b["M"][:S], b["eps"][:S])
+    return {"step": la, "seeds": list(cfg.seeds),
+            **{k: net[k][:S] for k in ("train_loss", "test_loss", "variance", "misalignment", "linear")},
+            "weight_norm": np.sqrt(q.N * net["weight_norm2"][:S]),
+            "theory_train": net["train_loss"][S], "theory_test": net["test_loss"][S],
+            "lin_train": lin["train_loss"], "lin_test": lin["test_loss"], "k0_test": k0.numpy(),
+            "cka_step": net["cka_step"], "cka": net["cka"][:S], "theory_cka": net["cka"][S]}
+
+
+@experiment
+def fig1a(cfg: WeightTrajectories, device: str = "cpu") -> dict:
+    """Chapter Fig. 1a from an actual small run: the network's and the linearised network's
+    weight trajectories, split into the part inside the tangent space S(X, W0) of the initial
+    gradients (coordinate along the lazy solution's displacement) and the distance from S."""
+    q = cfg.run
+    t = task(q)
+    g = torch.Generator().manual_seed(q.seed + 1)
+    W0 = q.sigma * torch.randn(1, q.N, q.D, generator=g, dtype=DT)
+    la = log_steps(q.steps, q.n_log)
+    Xt = torch.randn(1, cfg.n_test, q.D, generator=torch.Generator().manual_seed(cfg.test_seed),
+                     dtype=DT) / math.sqrt(q.D)
+    yt = th.quad_form(Xt, t["T"][None])
+    kw = dict(X=t["X"][None], y=t["y"][None], W0=W0, alpha=q.alpha, eps=q.eps, eta0=q.eta0,
+              steps=q.steps, log_at=la, centred=q.centred, X_test=Xt, y_test=yt, keep_W=True)
+    net, lin = run_committee(**kw), run_committee(**kw, linearised=True)
+    # tangent space: rows ∂f(x_μ)/∂W at W0 ∝ (1 + ε w_i0·x_μ) x_μ
+    H0 = t["X"] @ W0[0].T
+    J = ((1 + q.eps * H0)[:, :, None] * t["X"][:, None, :]).reshape(q.P, -1)  # (P, N·D)
+    Qb, _ = torch.linalg.qr(J.T)  # orthonormal basis of the span
+    d_lazy = torch.as_tensor(lin["W_traj"][0, -1] - W0[0].numpy()).reshape(-1)
+    e1 = d_lazy / d_lazy.norm()
+
+    def coords(traj):
+        D_ = torch.as_tensor(traj[0] - W0[0].numpy()).reshape(len(la), -1)
+        inside = D_ @ Qb @ Qb.T
+        return (inside @ e1).numpy(), (D_ - inside).norm(dim=-1).numpy()
+
+    (xn, yn), (xl, yl) = coords(net["W_traj"]), coords(lin["W_traj"])
+    return {"step": la, "net_x": xn, "net_y": yn, "lin_x": xl, "lin_y": yl,
+            "net_test": net["test_loss"][0], "lin_test": lin["test_loss"][0],
+            "net_train": net["train_loss"][0], "lin_train": lin["train_loss"][0]}
+
+
+# --------------------------------------------------------------------------- summaries
+@dataclass(frozen=True)
+class Subspace:
+    """Fig. 1a: final distance from S / final displacement along w_lazy − w0 inside S."""
+
+    network: float
+    linearised: float
+
+
+def fig1a_summary(r: dict) -> Subspace:
+    """Fig. 1a's two ratios."""
+    return Subspace(float(r["net_y"][-1] / abs(r["net_x"][-1])), float(r["lin_y"][-1] / abs(r["lin_x"][-1])))
+
+
+@dataclass(frozen=True)
+class Fig1Summary:
+    """Fig. 1b, c over the data seeds (worst / best / mean seed as each claim needs)."""
+
+    n_seeds: int
+    tracks_linear_until: float  # worst seed: last step with test loss within 2% of the linearised one
+    rise: float  # worst seed: max test / initial test
+    train_at_rise: float  # worst seed: train / initial train at the test-loss peak
+    delay_ratio_mean: float  # mean over seeds of t_te(½) / t_tr(½)
+    delay_ratio_worst: float  # smallest t_te(½) / t_tr(½)
+    final_over_k0: float  # worst seed: final test loss / K0 kernel-regression test loss
+    linearised_final: float  # best seed: linearised final test / network initial test
+    norm_growth: float  # worst seed: final / initial weight norm
+    alignment_growth: float  # worst seed: final / initial NTK–target alignment
+    train_half_times: np.ndarray  # t_tr(½) per seed (for Fig. 4)
+
+
+def fig1_summary(r: dict) -> Fig1Summary:
+    """Fig. 1b, c's numbers, per seed reduced to the worst (or mean) seed."""
+    s = r["step"]
+    per: dict[str, list] = {k: [] for k in ("bump", "train_at_bump", "t_tr", "ratio", "end", "lin_end", "k0",
+                                            "track", "wnorm", "cka")}
+    for i in range(len(r["seeds"])):
+        tr, te = r["train_loss"][i], r["test_loss"][i]
+        j = int(np.argmax(te))
+        t_tr, t_te = half_times(s, tr, te)
+        per["bump"].append(te[j] / te[0])
+        per["train_at_bump"].append(tr[j] / tr[0])
+        per["t_tr"].append(t_tr)
+        per["ratio"].append(t_te / t_tr)
+        per["end"].append(te[-1] / te[0])
+        per["lin_end"].append(r["lin_test"][i, -1] / te[0])
+        per["k0"].append(r["k0_test"][i] / te[0])
+        per["track"].append(tracks_until(s, te, r["lin_test"][i]))
+        per["wnorm"].append(r["weight_norm"][i, -1] / r["weight_norm"][i, 0])
+        per["cka"].append(r["cka"][i, -1] / r["cka"][i, 0])
+    a = {k: np.asarray(v) for k, v in per.items()}
+    return Fig1Summary(n_seeds=len(r["seeds"]), tracks_linear_until=float(a["track"].min()),
+                       rise=float(a["bump"].min()), train_at_rise=float(a["train_at_bump"].max()),
+                       delay_ratio_mean=float(a["ratio"].mean()), delay_ratio_worst=float(a["ratio"].min()),
+                       final_over_k0=float((a["end"] / a["k0"]).max()), linearised_final=float(a["lin_end"].min()),
+                       norm_growth=float(a["wnorm"].min()), alignment_growth=float(a["cka"].min()),
+                       train_half_times=a["t_tr"])
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """Fig. 4: the eq. 6 terms around the peak of the power in linear modes (worst seed)."""
+
+    linear_peak: float  # min over seeds of peak linear power / initial test loss
+    peak_over_train_half_time: float  # max over seeds of t_peak / t_tr(½)
+    misalignment_at_peak: float  # min over seeds of misalignment at the peak / initial
+    linear_final: float  # max over seeds of final linear power / initial test loss
+
+
+def fig4_summary(r: dict, s1: Fig1Summary) -> Decomposition:
+    """Fig. 4's numbers from the Fig. 1 runs."""
+    lin_pk, tpk, mis_ratio, lin_end = [], [], [], []
+    for i in range(s1.n_seeds):
+        j = int(np.argmax(r["linear"][i]))
+        te0 = r["test_loss"][i, 0]
+        lin_pk.append(r["linear"][i, j] / te0)
+        tpk.append(r["step"][j] / s1.train_half_times[i])
+        mis_ratio.append(r["misalignment"][i, j] / r["misalignment"][i, 0])
+        lin_end.append(r["linear"][i, -1] / te0)
+    return Decomposition(float(min(lin_pk)), float(max(tpk)), float(min(mis_ratio)), float(max(lin_end)))

@@ -1,0 +1,215 @@
+"""The non-polynomial networks of Kumar et al.: the x² MLP on modular addition (Figs. 2, 16),
+the tanh student–teacher (Figs. 8, 17, 18), its linearisation under AdamW (Fig. 13b) and the
+digits MLP (Fig. 6a). Networks and their training: :mod:`companion.models.lazy_rich`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from companion.cache import experiment
+from companion.events import first_crossing
+from companion.experiments.lazy_rich.measures import increasing, rising_crossing, tracks_until
+from companion.train.fit import log_steps
+
+PAPER_LR0 = 100.0  # Fig. 2: the paper's learning rate; epochs are reported in its units
+
+
+# --------------------------------------------------------------------------- Figs. 2, 16
+@dataclass(frozen=True)
+class ModularMLP:
+    """App. 8.3: p=23 modular addition, 2-layer x² MLP (N=100), MSE, GD lr 100/s², no weight
+    decay, 90% train, 100k epochs (50k for Fig. 2a,b), scales s ∈ {0.5, 1, 1.5, 2}."""
+
+    p: int = 23  # modulus
+    N: int = 100  # hidden units
+    scales: tuple = (0.5, 1.0, 1.5, 2.0)  # output scales s (α_eff = s²)
+    lr0: float = 100.0  # GD learning rate lr0/s²
+    train_frac: float = 0.9  # fraction of the p² pairs in the training set
+    steps: int = 100_000  # full-batch GD steps
+    seed: int = 1  # data split and init
+    n_log: int = 150  # log-spaced evaluation steps
+
+
+FIG2 = ModularMLP()
+FIG2_PROFILES = {"paper": FIG2,
+                 # GD with a 4× larger step is the same flow in 4× fewer steps (stable here)
+                 "cpu": replace(FIG2, scales=(0.5, 0.75, 1.0), lr0=400.0, steps=8_000),
+                 "smoke": replace(FIG2, scales=(0.5, 1.0), lr0=400.0, steps=1_500)}
+SHOWN_SCALE = 1.0  # Figs. 2a, b and 16 show the run at s = 1
+
+
+@experiment
+def fig2(cfg: ModularMLP, device: str = "cpu") -> dict:
+    """Chapter Figs. 2 and 16: one batched run per output scale."""
+    from companion.data.modular import modular_arithmetic
+    from companion.train.lazy_rich import train_modular_mlp
+
+    data = modular_arithmetic(cfg.p, "add", cfg.train_frac, cfg.seed)
+    r = train_modular_mlp(data, cfg.scales, cfg.N, cfg.steps, log_steps(cfg.steps, cfg.n_log), cfg.lr0, cfg.seed)
+    r["scales"] = list(cfg.scales)
+    r["epochs"] = r["step"] * cfg.lr0 / PAPER_LR0  # in the paper's lr-100 epochs
+    return r
+
+
+@dataclass(frozen=True)
+class ModularScales:
+    """Figs. 2 and 16: the s = 1 run and the scale sweep (epochs in the paper's lr units)."""
+
+    shown: int  # index of the s = 1 run
+    delay: float  # s = 1: epoch of test acc ≥ 0.9 − epoch of train acc ≥ 0.99 (∞: never)
+    norm_growth: float  # s = 1: final / initial ‖W1‖ + ‖W2‖
+    delay_increases_with_scale: bool  # epoch of test acc ≥ 0.9 increases with s
+    loss_before_fit: float  # s = 1: min test MSE before train acc reaches 0.9 / initial (Fig. 16)
+
+
+def fig2_summary(r: dict) -> ModularScales:
+    """Figs. 2 and 16's numbers."""
+    i = r["scales"].index(SHOWN_SCALE)
+    e = r["epochs"]
+    t_tr = [first_crossing(e, r["train_acc"][k], 0.99, never=float("inf")) for k in range(len(r["scales"]))]
+    t_te = [first_crossing(e, r["test_acc"][k], 0.9, never=float("inf")) for k in range(len(r["scales"]))]
+    before = np.nonzero(r["train_acc"][i] < 0.9)[0]
+    return ModularScales(i, t_te[i] - t_tr[i], float(r["norm"][i, -1] / r["norm"][i, 0]), increasing(t_te),
+                         float(r["test_loss"][i][before].min() / r["test_loss"][i, 0]))
+
+
+# --------------------------------------------------------------------------- Figs. 8, 17, 18, 13b
+@dataclass(frozen=True)
+class StudentTeacher:
+    """App. 8.3.1 (Liu et al. 2022a): 5-100-100-5 tanh student/teacher, student init × 2, output
+    × scale, AdamW lr 3e-4 wd 0.05, 100 train/100 test, 10k epochs; correct if MSE < threshold."""
+
+    scales: tuple = (0.1, 0.25, 0.5, 0.75, 1.0, 3.0)  # output scales (one batched run each)
+    steps: int = 10_000  # full-batch AdamW steps
+    thresholds: tuple = (1e-3,)  # a sample is correct if its MSE is below the threshold
+    n_log: int = 100  # log-spaced evaluation steps
+
+
+FIG8 = StudentTeacher()
+FIG8_PROFILES = {"paper": FIG8, "cpu": replace(FIG8, steps=3_000), "smoke": replace(FIG8, steps=300)}
+FIG17 = StudentTeacher(scales=(1.0,), steps=100_000, thresholds=(1e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.1))
+FIG17_PROFILES = {"paper": FIG17, "cpu": replace(FIG17, steps=5_000), "smoke": replace(FIG17, steps=300)}
+
+
+@experiment
+def student_teacher(cfg: StudentTeacher, device: str = "cpu") -> dict:
+    """Chapter Figs. 8, 17 and 18: one batched run per output scale, accuracy per threshold."""
+    from companion.train.lazy_rich import train_student_teacher
+
+    r = train_student_teacher(cfg.scales, cfg.steps, log_steps(cfg.steps, cfg.n_log), thresholds=cfg.thresholds)
+    r["scales"] = list(cfg.scales)
+    return r
+
+
+@dataclass(frozen=True)
+class ScaleSweep:
+    """Fig. 8: final accuracy and delay against the scale (threshold 10⁻³)."""
+
+    final_acc_decreasing: bool  # final test accuracy decreases with the scale
+    delay_increasing: bool  # t_te(acc 0.5) − t_tr(acc 0.9) non-decreasing and larger at the largest scale
+
+
+def fig8_summary(r: dict) -> ScaleSweep:
+    """Fig. 8's numbers."""
+    fin = r["test_acc"][:, 0, -1]
+    d = [rising_crossing(r["step"], r["test_acc"][k, 0], 0.5) - rising_crossing(r["step"], r["train_acc"][k, 0], 0.9)
+         for k in range(len(r["scales"]))]
+    return ScaleSweep(increasing(-fin), increasing(d, strict=False) and d[0] < d[-1])
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Figs. 17, 18: one run's accuracy under two thresholds, and its losses."""
+
+    earlier_at_loose: float  # t(test acc 0.9 at θ = 10⁻³) / max(t(... at θ = 0.1), 1)
+    early_gap: float  # largest test / train loss over the first third of the logged steps
+
+
+def fig17_summary(r: dict) -> Thresholds:
+    """Figs. 17 and 18's numbers."""
+    th = list(r["thresholds"])
+    t_big = rising_crossing(r["step"], r["test_acc"][0, th.index(0.1)], 0.9)
+    t_small = rising_crossing(r["step"], r["test_acc"][0, th.index(1e-3)], 0.9)
+    gap = r["test_loss"][0, 1:] / r["train_loss"][0, 1:]
+    return Thresholds(t_small / max(t_big, 1.0), float(gap[: max(len(gap) // 3, 1)].max()))
+
+
+@dataclass(frozen=True)
+class StudentTeacherLinearised:
+    """App. 14 Fig. 13b: bias-free tanh student–teacher (width 100, D=5, P=100), AdamW lr 3e-3,
+    wd 0.1, 20k epochs, with the linearised student."""
+
+    steps: int = 20_000  # full-batch AdamW steps
+    width: int = 100  # hidden width
+    n_log: int = 80  # log-spaced evaluation steps
+
+
+FIG13B_PROFILES = {"paper": StudentTeacherLinearised(), "cpu": StudentTeacherLinearised(steps=1_500),
+                   "smoke": StudentTeacherLinearised(steps=100, width=20)}
+
+
+@experiment
+def fig13b(cfg: StudentTeacherLinearised, device: str = "cpu") -> dict:
+    """Chapter Fig. 13b: the student and its linearisation, both trained with AdamW."""
+    from companion.train.lazy_rich import train_st_linearised
+
+    return train_st_linearised(cfg.steps, log_steps(cfg.steps, cfg.n_log), width=cfg.width)
+
+
+def fig13b_tracking(r: dict) -> float:
+    """Fig. 13b: last step at which the linearised student's test loss is within 5% of the network's."""
+    return tracks_until(r["step"], r["test_loss"], r["lin_test"], 0.05)
+
+
+# --------------------------------------------------------------------------- Fig. 6a
+@dataclass(frozen=True)
+class Digits:
+    """Fig. 6a (Omnigrok MNIST protocol): 1000 train / 2000 test images, ReLU MLP 3×200, default
+    init × 8, centred output × α, MSE, AdamW lr 1e-3 wd 0.01, batch 200, 250k steps."""
+
+    n_train: int = 1000  # training images
+    n_test: int = 2000  # test images
+    alphas: tuple = (1e-4, 1e-3, 1e-2, 1.0)  # output scales (one batched run each)
+    width: int = 200  # hidden width
+    depth: int = 3  # hidden layers
+    init_mult: float = 8.0  # PyTorch default init × init_mult
+    steps: int = 250_000  # AdamW steps on mini-batches
+    seed: int = 0  # data split, init; mini-batch order seed + 1
+    n_log: int = 60  # log-spaced evaluation steps
+
+
+FIG6A = Digits()
+FIG6A_PROFILES = {"paper": FIG6A,
+                  # scikit-learn's digits has 1797 images in all
+                  "cpu": replace(FIG6A, n_test=797, alphas=(1e-3, 1e-2, 1.0), width=100, depth=2, steps=1_500),
+                  "smoke": replace(FIG6A, n_test=797, alphas=(1e-3, 1.0), width=32, depth=2, steps=200)}
+
+
+@experiment
+def fig6a(cfg: Digits, device: str = "cpu") -> dict:
+    """Chapter Fig. 6a: one batched run per α on MNIST (if given) or scikit-learn's digits."""
+    from companion.data.digits import load_digits_dataset
+    from companion.train.lazy_rich import train_digits_mlp
+
+    Xtr, ytr, Xte, yte, source = load_digits_dataset(cfg.n_train, cfg.n_test, cfg.seed)
+    r = train_digits_mlp(Xtr, ytr, Xte, yte, cfg.alphas, cfg.steps, log_steps(cfg.steps, cfg.n_log),
+                         cfg.width, cfg.depth, cfg.init_mult, seed=cfg.seed)
+    r["alphas"], r["source"] = list(cfg.alphas), source
+    return r
+
+
+@dataclass(frozen=True)
+class DigitsDelay:
+    """Fig. 6a at the largest α."""
+
+    delay_ratio: float  # t(test acc 0.9) / max(t(train acc 0.9), 1)
+    is_mnist: bool  # the data are MNIST (else scikit-learn's 8×8 digits)
+
+
+def fig6a_summary(r: dict) -> DigitsDelay:
+    """Fig. 6a's numbers."""
+    a_ = rising_crossing(r["step"], r["train_acc"][-1], 0.9)
+    b_ = rising_crossing(r["step"], r["test_acc"][-1], 0.9)
+    return DigitsDelay(float(b_ / max(a_, 1.0)), r["source"].startswith("MNIST"))

@@ -1,0 +1,127 @@
+"""Neuron-level committee-machine runs of Kumar et al. that the closure does not cover: trained
+readouts (Fig. 11, App. 12), heavy-ball momentum (Fig. 13a, App. 14) and Hermite targets
+(Fig. 15, App. 15.2)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import torch
+
+from companion.cache import experiment
+from companion.experiments.lazy_rich.closure import DT, QuadraticRun
+from companion.models.committee import hermite
+from companion.train.fit import log_steps
+from companion.train.lazy_rich import run_committee
+
+
+@dataclass(frozen=True)
+class NeuronRuns:
+    """Neuron-level committee-machine runs (readouts, momentum or Hermite φ), batched over seeds."""
+
+    quad: QuadraticRun = QuadraticRun()  # network, task and training settings
+    momentum: float = 0.0  # heavy-ball momentum
+    readouts: bool = False  # train the readouts a_i (else a_i = 1)
+    hermite_k: int = 2  # 2: quadratic φ; k > 2: φ = h + (ε/2)He_k(h), target He_k(β·x)
+    n_test: int = 1000  # test points
+    seeds: tuple = (0,)  # data seeds; weight seed = seed + 1
+
+
+# App. 12: D=40, N=2, α=1, ε=0.25, P=120, trained readouts, η = 0.05N, uncentred, 100k epochs
+FIG11 = NeuronRuns(replace(QuadraticRun(), D=40, P=120, N=2, eps=0.25, eta0=0.05, centred=False, steps=100_000),
+                   readouts=True)
+FIG11_PROFILES = {"paper": FIG11, "cpu": replace(FIG11, quad=replace(FIG11.quad, steps=30_000)),
+                  "smoke": replace(FIG11, quad=replace(FIG11.quad, steps=2_000))}
+# App. 14 Fig. 13a: Fig. 1 with heavy-ball momentum 0.95 (net and linearised)
+FIG13A = NeuronRuns(replace(QuadraticRun(), steps=10_000), momentum=0.95)
+FIG13A_PROFILES = {"paper": FIG13A, "cpu": replace(FIG13A, quad=replace(FIG13A.quad, D=50, P=275, N=250)),
+                   "smoke": replace(FIG13A, quad=replace(FIG13A.quad, D=20, P=110, N=100, steps=1_000))}
+# App. 15.2: Hermite targets; the paper gives no sizes (spec: search space, unverified)
+FIG15 = NeuronRuns(replace(QuadraticRun(), D=30, P=600, N=200, eps=0.05, eta0=0.5, steps=100_000), hermite_k=3)
+FIG15_PROFILES = {"paper": FIG15, "cpu": replace(FIG15, quad=replace(FIG15.quad, D=20, P=400, N=100, steps=10_000)),
+                  "smoke": replace(FIG15, quad=replace(FIG15.quad, D=10, P=100, N=20, steps=500))}
+
+
+@experiment
+def direct(cfg: NeuronRuns, device: str = "cpu") -> dict:
+    """Chapter Figs. 11, 13a and 15: neuron-level runs (batched over seeds) and, without
+    readouts, the linearised network; with quadratic readout runs the eq. 6 terms too."""
+    q = cfg.quad
+    Xs, ys, Xts, yts, W0s, As = [], [], [], [], [], []
+    for s in cfg.seeds:
+        g = torch.Generator().manual_seed(s)
+        beta = torch.randn(q.D, generator=g, dtype=DT)
+        X = torch.randn(q.P, q.D, generator=g, dtype=DT) / math.sqrt(q.D)
+        Xt = torch.randn(cfg.n_test, q.D, generator=g, dtype=DT) / math.sqrt(q.D)
+        if cfg.hermite_k > 2:
+            beta = beta / beta.norm() * math.sqrt(q.D)  # β·x ~ N(0, 1)
+
+            def label(Z, beta=beta):
+                return hermite(Z @ beta, cfg.hermite_k)
+        else:
+            def label(Z, beta=beta):
+                return q.target_scale * (Z @ beta) ** 2
+        gw = torch.Generator().manual_seed(s + 1)
+        W0s.append(q.sigma * torch.randn(q.N, q.D, generator=gw, dtype=DT))
+        As.append(torch.randn(q.N, generator=gw, dtype=DT))
+        Xs.append(X), ys.append(label(X)), Xts.append(Xt), yts.append(label(Xt))
+    st = torch.stack
+    la = log_steps(q.steps, q.n_log)
+    kw = dict(X=st(Xs), y=st(ys), W0=st(W0s), alpha=q.alpha, eps=q.eps, eta0=q.eta0, steps=q.steps, log_at=la,
+              centred=q.centred, momentum=cfg.momentum, k=cfg.hermite_k, X_test=st(Xts), y_test=st(yts))
+    if cfg.readouts:
+        kw["readouts"] = st(As)
+    net = run_committee(**kw)
+    out = {"step": la, "train_loss": net["train_loss"], "test_loss": net["test_loss"]}
+    if cfg.readouts and cfg.hermite_k == 2:  # eq. 6 terms with readout-weighted statistics (App. 12)
+        T = st([0.5 * torch.outer(b, b) for b in [torch.randn(q.D, generator=torch.Generator().manual_seed(s),
+                                                               dtype=DT) for s in cfg.seeds]])
+        kw.pop("X_test"), kw.pop("y_test")
+        dec = run_committee(**kw, T=T)
+        out.update({k: dec[k] for k in ("variance", "misalignment", "linear")})
+        out["pop_test"] = dec["test_loss"]
+    if not cfg.readouts:
+        lin = run_committee(**kw, linearised=True)
+        out["lin_train"], out["lin_test"] = lin["train_loss"], lin["test_loss"]
+    return out
+
+
+@dataclass(frozen=True)
+class Readouts:
+    """Fig. 11 (first seed): the eq. 6 terms of the readout network."""
+
+    linear_peak_over_final: float  # peak / final power in linear modes
+    misalignment_at_peak: float  # misalignment at the linear-power peak / initial
+    test_rise: float  # population test loss at the peak / its minimum before the peak
+    final: float  # final / initial population test loss
+
+
+def fig11_summary(r: dict) -> Readouts:
+    """Fig. 11's numbers."""
+    lp, mis, te = r["linear"][0], r["misalignment"][0], r["pop_test"][0]
+    j = int(np.argmax(lp))
+    k = int(np.argmin(te[: j + 1]))
+    return Readouts(float(lp[j] / lp[-1]), float(mis[j] / mis[0]), float(te[j] / te[k]),
+                    float(r["pop_test"][0, -1] / r["pop_test"][0, 0]))
+
+
+@dataclass(frozen=True)
+class Momentum:
+    """Fig. 13a (first seed): heavy-ball momentum, network and linearised network."""
+
+    rise: float  # max / initial test loss
+    final: float  # final / initial test loss
+    linearised_final: float  # linearised final test / network initial test
+
+
+def fig13a_summary(r: dict) -> Momentum:
+    """Fig. 13a's numbers."""
+    te = r["test_loss"][0]
+    return Momentum(float(te.max() / te[0]), float(te[-1] / te[0]), float(r["lin_test"][0, -1] / te[0]))
+
+
+def fig15_final(r: dict) -> float:
+    """Fig. 15: final / initial test loss of the first seed."""
+    return float(r["test_loss"][0, -1] / r["test_loss"][0, 0])

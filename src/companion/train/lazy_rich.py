@@ -1,0 +1,342 @@
+"""The training loops of Kumar et al. (2024), all by :func:`companion.train.fit.fit` with
+:class:`~companion.train.optim.BatchedOptimizer` (one member per run, scale or α):
+
+* :func:`run_committee` — the committee machine of §5 (:mod:`companion.models.committee`),
+  readouts ``a_i = 1`` unless trained (App. 12), full-batch GD with ``η = η0 N/α²`` and optional
+  heavy-ball momentum (App. 14); the independent check of the exact closure in
+  :mod:`companion.theory.lazy_rich`. Its gradient is written out (checked against autograd in
+  the tests).
+* :func:`train_modular_mlp` — App. 8.3: two-layer MLP with ``x²`` activation on one-hot modular
+  addition, MSE, plain GD, no weight decay (Figs. 2, 16), batched over output scales; gradient
+  written out (checked against autograd in the tests).
+* :func:`train_student_teacher` — App. 8.3.1 (Liu et al. 2022a): tanh MLP student of a tanh MLP
+  teacher, output × scale, AdamW (Figs. 8, 17, 18), batched over scales.
+* :func:`train_st_linearised` — App. 14 Fig. 13b: a bias-free tanh student and its linearisation
+  around init, both with AdamW.
+* :func:`train_digits_mlp` — Fig. 6a (Omnigrok MNIST protocol) on a digits dataset, output × α,
+  centred, AdamW, batched over α.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from companion.models.committee import activation
+from companion.models.lazy_rich import tanh_mlp, tanh_mlp_params, torch_linear_init
+from companion.train.fit import fit
+from companion.train.history import history_state
+from companion.train.optim import BatchedOptimizer
+
+Tensor = torch.Tensor
+
+
+def _onehot(idx: Tensor, n: int, dtype=torch.float32) -> Tensor:
+    return torch.nn.functional.one_hot(idx, n).to(dtype)
+
+
+def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, eta0, steps: int, log_at,
+                  centred: bool = True, momentum: float = 0.0, k: int = 2,
+                  readouts: Tensor | None = None, T: Tensor | None = None,
+                  X_test: Tensor | None = None, y_test: Tensor | None = None,
+                  linearised: bool = False, keep_W: bool = False) -> dict:
+    """Full-batch GD of the committee machine, batched over runs: ``X (S,P,D)``, ``W0 (S,N,D)``.
+
+    Loss ``mean_μ (f̃(x_μ) − y_μ)²`` with ``f̃ = f − f(W0)`` when ``centred`` (App. 8.1).
+    With trainable ``readouts (S, N)`` both layers take GD steps. The test loss is the exact
+    population loss for a quadratic ``φ`` when ``T`` is given (eq. 6 with the readout-weighted
+    statistics ``w̄ = Σ a_i w_i/N``, ``M = Σ a_i w_i w_iᵀ/N``, App. 12), else the empirical
+    loss on ``X_test``. With ``linearised`` the model is its first-order Taylor expansion in W
+    around W0 (App. 14; readouts fixed). Returns numpy ``(S, len(log_at))`` arrays, the final
+    weights ``W`` and with ``keep_W`` the weights at every logged step (``W_traj``).
+
+    Trained by :func:`companion.train.fit.fit` with the gradient written out (``gradient=``;
+    ``tests/test_lazy_rich.py`` checks it against autograd) and
+    :class:`~companion.train.optim.BatchedOptimizer` ``"sgd"`` with heavy-ball ``momentum`` and
+    the per-run step ``η = η0 N/α²``.
+    """
+    from companion.theory.lazy_rich import population_terms
+
+    S, P, D = X.shape
+    N = W0.shape[-2]
+    dt = X.dtype
+
+    def per_run(v) -> Tensor:
+        return torch.as_tensor(v, dtype=dt).reshape(-1).expand(S).clone()
+
+    al, ep, e0 = per_run(alpha), per_run(eps), per_run(eta0)
+    W = W0.clone()
+    a = torch.ones(S, N, dtype=dt) if readouts is None else readouts.clone()
+    train_a = readouts is not None
+    E = ep[:, None, None]
+
+    def forward(Xq, W_, a_):
+        if linearised:  # f(W0) + Σ_i ∂f/∂w_i|W0 · (w_i − w_i0)
+            H0 = Xq @ W0.transpose(-1, -2)
+            phi0, dphi0 = activation(H0, E, k)
+            lin = phi0 + dphi0 * (Xq @ (W_ - W0).transpose(-1, -2))
+            return (al[:, None] / N) * (lin @ a_[..., None])[..., 0], H0, phi0, dphi0
+        H = Xq @ W_.transpose(-1, -2)  # (S, n, N)
+        phi, dphi = activation(H, E, k)
+        return (al[:, None] / N) * (phi @ a_[..., None])[..., 0], H, phi, dphi
+
+    f0 = forward(X, W0, a)[0] if centred else torch.zeros_like(y)
+    f0t = forward(X_test, W0, a)[0] if (centred and X_test is not None) else None
+    a0, W0c = a.clone(), W0.clone()
+    if linearised and X_test is None and T is not None:
+        raise ValueError("the linearised committee needs an explicit X_test")
+    hist: dict[str, list] = {"train_loss": [], "test_loss": [], "variance": [], "misalignment": [],
+                             "linear": [], "weight_norm": [], "rel_change": [], "W_traj": []}
+    n0 = torch.sqrt((W0c ** 2).sum((-1, -2)))
+
+    def record(t: int) -> None:
+        f = forward(X, W, a)[0]
+        r = f - f0 - y
+        hist["train_loss"].append((r * r).mean(-1))
+        if keep_W:
+            hist["W_traj"].append(W.clone())
+        if T is not None and not linearised:
+            wbar = (a[..., None] * W).sum(-2) / N
+            M = W.transpose(-1, -2) @ (a[..., None] * W) / N
+            if centred:
+                wbar = wbar - (a0[..., None] * W0c).sum(-2) / N
+                M = M - W0c.transpose(-1, -2) @ (a0[..., None] * W0c) / N
+            terms = population_terms(al[:, None] * wbar, (al * ep / 2)[:, None, None] * M - T, D)
+            for key in ("variance", "misalignment", "linear"):
+                hist[key].append(terms[key])
+            hist["test_loss"].append(terms["total"])
+        elif X_test is not None:
+            ft = forward(X_test, W, a)[0] - (f0t if f0t is not None else 0)
+            hist["test_loss"].append(((ft - y_test) ** 2).mean(-1))
+        hist["weight_norm"].append(torch.sqrt((W ** 2).sum((-1, -2))))
+        hist["rel_change"].append(torch.sqrt(((W - W0c) ** 2).sum((-1, -2))) / n0)
+
+    c = (2 * al / (N * P))[:, None, None]
+
+    def gradient(t: int) -> list[Tensor]:
+        f, H, phi, dphi = forward(X, W, a)
+        r = f - f0 - y
+        gW = c * ((r[..., None] * dphi * a[:, None, :]).transpose(-1, -2) @ X)
+        if not train_a:
+            return [gW]
+        return [gW, c[..., 0] * (phi * r[..., None]).sum(-2)]
+
+    params = [W, a] if train_a else [W]
+    optimizer = BatchedOptimizer(params, "sgd", e0 * N / al ** 2, momentum=momentum)
+    fit(params, optimizer, steps, evals=np.asarray(log_at), record=record, gradient=gradient,
+        state=history_state(hist))
+    out = {"step": np.asarray(log_at)}
+    traj = hist.pop("W_traj")
+    out.update({key: torch.stack(v, -1).numpy() for key, v in hist.items() if v})
+    if traj:
+        out["W_traj"] = torch.stack(traj, 1).numpy()  # (S, n_log, N, D)
+    out["W"] = W.numpy()
+    return out
+
+
+def train_modular_mlp(data, scales, N: int, steps: int, log_at, lr0: float = 100.0, seed: int = 0) -> dict:
+    """App. 8.3: ``out = W2 (W1 x)² · s²/(D N)``, ``x = [onehot(a), onehot(b)]``, loss
+    ``MSE(out, onehot(c))/s²``, GD with lr ``lr0/s²``, no weight decay; W1, W2 ~ N(0, 1),
+    the same init for every scale. Returns accuracy, MSE (without the 1/s²) and
+    ``‖W1‖_F + ‖W2‖_F`` at ``log_at``, each ``(S, n_log)``. Trained by
+    :func:`companion.train.fit.fit` with the gradient written out (``gradient=``; checked
+    against autograd in ``tests/test_lazy_rich.py``) and plain GD, ``BatchedOptimizer("sgd")``
+    with one learning rate per scale."""
+    p = data.p
+    D = 2 * p
+    s = torch.as_tensor(scales, dtype=torch.float32)
+    S = len(s)
+    g = torch.Generator().manual_seed(seed)
+    W1 = torch.randn(N, D, generator=g).expand(S, N, D).clone()
+    W2 = torch.randn(p, N, generator=g).expand(S, p, N).clone()
+
+    def xs(x):
+        return torch.cat([_onehot(x[:, 0], p), _onehot(x[:, 1], p)], 1)
+
+    Xtr, Xte = xs(data.train_x), xs(data.test_x)
+    Ytr, Yte = _onehot(data.train_y, p), _onehot(data.test_y, p)
+    c = (s ** 2 / (D * N))[:, None, None]
+    n = len(Ytr)
+    hist: dict[str, list] = {k: [] for k in ("train_acc", "test_acc", "train_loss", "test_loss", "norm")}
+
+    def fwd(X):
+        h = X @ W1.transpose(-1, -2)  # (S, n, N)
+        return h, c * (h * h) @ W2.transpose(-1, -2)
+
+    def record(t: int) -> None:
+        _, out = fwd(Xtr)
+        _, ote = fwd(Xte)
+        hist["train_acc"].append((out.argmax(-1) == data.train_y).float().mean(-1))
+        hist["test_acc"].append((ote.argmax(-1) == data.test_y).float().mean(-1))
+        hist["train_loss"].append(((out - Ytr) ** 2).mean((-1, -2)))
+        hist["test_loss"].append(((ote - Yte) ** 2).mean((-1, -2)))
+        hist["norm"].append(W1.norm(dim=(-1, -2)) + W2.norm(dim=(-1, -2)))
+
+    def gradient(t: int) -> list[Tensor]:
+        h, out = fwd(Xtr)
+        dout = 2 * (out - Ytr) / (n * p) / (s ** 2)[:, None, None]
+        gW2 = c * dout.transpose(-1, -2) @ (h * h)
+        dh = c * (dout @ W2) * 2 * h
+        return [dh.transpose(-1, -2) @ Xtr, gW2]
+
+    fit([W1, W2], BatchedOptimizer([W1, W2], "sgd", lr0 / s ** 2), steps, evals=np.asarray(log_at),
+        record=record, gradient=gradient, state=history_state(hist))
+    return {"step": np.asarray(log_at), **{k: torch.stack(v, -1).numpy() for k, v in hist.items()}}
+
+
+def train_student_teacher(scales, steps: int, log_at, width: int = 100, d: int = 5, n: int = 100,
+                          lr: float = 3e-4, wd: float = 0.05, init_mult: float = 2.0,
+                          thresholds=(1e-3,)) -> dict:
+    """App. 8.3.1: teacher (seed 0) and student (seed 1, all parameters × ``init_mult``) tanh MLPs
+    d-width-width-d; the student's output is multiplied by the scale; full-batch AdamW on the
+    per-sample MSE (mean over outputs). Accuracy = fraction of samples with MSE < threshold."""
+    widths = (d, width, width, d)
+    teacher = tanh_mlp_params(widths, 0)
+    g = torch.Generator().manual_seed(2)
+    Xtr, Xte = torch.randn(n, d, generator=g), torch.randn(n, d, generator=g)
+    with torch.no_grad():
+        Ytr, Yte = tanh_mlp(teacher, Xtr), tanh_mlp(teacher, Xte)
+    sc = torch.as_tensor(scales, dtype=torch.float32)
+    S = len(sc)
+    params = [p.expand(S, *p.shape).clone().requires_grad_(True) for p in tanh_mlp_params(widths, 1, init_mult)]
+    hist: dict[str, list] = {"train_loss": [], "test_loss": [], "train_err": [], "test_err": []}
+
+    def errors(X: Tensor, Y: Tensor) -> Tensor:
+        return ((sc[:, None, None] * tanh_mlp(params, X) - Y) ** 2).mean(-1)  # (S, n)
+
+    @torch.no_grad()
+    def record(t: int) -> None:
+        err, ete = errors(Xtr, Ytr), errors(Xte, Yte)
+        hist["train_err"].append(err)
+        hist["test_err"].append(ete)
+        hist["train_loss"].append(err.mean(-1))
+        hist["test_loss"].append(ete.mean(-1))
+
+    fit(params, BatchedOptimizer(params, "adamw", torch.full((S,), lr), wd), steps, evals=np.asarray(log_at),
+        record=record, loss=lambda t: errors(Xtr, Ytr).mean(-1).sum(), state=history_state(hist))
+    res = {"step": np.asarray(log_at), **{k: torch.stack(v, -1).numpy() for k, v in hist.items()
+                                          if k.endswith("loss")}}
+    tr, te = torch.stack(hist["train_err"], -1), torch.stack(hist["test_err"], -1)  # (S, n, T)
+    res["thresholds"] = list(thresholds)
+    res["train_acc"] = np.stack([(tr < th).float().mean(1).numpy() for th in thresholds], 1)  # (S, n_th, T)
+    res["test_acc"] = np.stack([(te < th).float().mean(1).numpy() for th in thresholds], 1)
+    return res
+
+
+def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int = 100,
+                        lr: float = 3e-3, wd: float = 0.1) -> dict:
+    """App. 14, Fig. 13b: bias-free ``f = W3 tanh(W2 tanh(W1 x))`` student and teacher with
+    N(0,1) weights in NTK parameterisation (each layer divided by √fan_in), trained with AdamW,
+    and the student's linearisation ``f0 + J(θ − θ0)`` (explicit Jacobian) trained the same way."""
+    def init(seed):
+        g = torch.Generator().manual_seed(seed)
+        return [torch.randn(width, d, generator=g), torch.randn(width, width, generator=g),
+                torch.randn(d, width, generator=g)]
+
+    def f(ps, x):
+        W1, W2, W3 = ps
+        h = torch.tanh(x @ W1.T / math.sqrt(d))
+        h = torch.tanh(h @ W2.T / math.sqrt(width))
+        return h @ W3.T / math.sqrt(width)
+
+    g = torch.Generator().manual_seed(3)
+    Xtr, Xte = torch.randn(n, d, generator=g), torch.randn(n, d, generator=g)
+    teacher = init(0)
+    Ytr, Yte = f(teacher, Xtr), f(teacher, Xte)
+    theta0 = torch.cat([p.reshape(-1) for p in init(1)])
+    shapes = [p.shape for p in init(1)]
+
+    def unflat(v):
+        out, i = [], 0
+        for s in shapes:
+            k = int(np.prod(s))
+            out.append(v[i:i + k].reshape(s))
+            i += k
+        return out
+
+    def flat_f(v, X):
+        return f(unflat(v), X).reshape(-1)
+
+    Jtr = torch.autograd.functional.jacobian(lambda v: flat_f(v, Xtr), theta0, vectorize=True)
+    Jte = torch.autograd.functional.jacobian(lambda v: flat_f(v, Xte), theta0, vectorize=True)
+    f0tr, f0te = flat_f(theta0, Xtr).detach(), flat_f(theta0, Xte).detach()
+    th_net = theta0.clone()[None].requires_grad_(True)
+    th_lin = theta0.clone()[None].requires_grad_(True)
+    hist = {k: [] for k in ("train_loss", "test_loss", "lin_train", "lin_test")}
+    yt, ye = Ytr.reshape(-1), Yte.reshape(-1)
+
+    def losses(X: Tensor, y: Tensor, f0: Tensor, J: Tensor) -> tuple[Tensor, Tensor]:
+        """(network, linearised) MSE."""
+        return ((flat_f(th_net[0], X) - y) ** 2).mean(), ((f0 + J @ (th_lin[0] - theta0) - y) ** 2).mean()
+
+    @torch.no_grad()
+    def record(t: int) -> None:
+        (ln, ll), (lnt, llt) = losses(Xtr, yt, f0tr, Jtr), losses(Xte, ye, f0te, Jte)
+        hist["train_loss"].append(ln.item())
+        hist["lin_train"].append(ll.item())
+        hist["test_loss"].append(lnt.item())
+        hist["lin_test"].append(llt.item())
+
+    def loss(t: int) -> Tensor:  # the sum: each model's gradient is its own
+        ln, ll = losses(Xtr, yt, f0tr, Jtr)
+        return ln + ll
+
+    params = [th_net, th_lin]
+    fit(params, BatchedOptimizer(params, "adamw", torch.tensor([lr]), wd), steps, evals=np.asarray(log_at),
+        record=record, loss=loss, state=history_state(hist))
+    return {"step": np.asarray(log_at), **{k: np.asarray(v) for k, v in hist.items()}}
+
+
+def train_digits_mlp(Xtr, ytr, Xte, yte, alphas, steps: int, log_at, width: int = 200, depth: int = 3,
+                     init_mult: float = 8.0, lr: float = 1e-3, wd: float = 0.01, batch: int = 200,
+                     seed: int = 0) -> dict:
+    """Fig. 6a (Omnigrok protocol, Liu et al. 2022a): ReLU MLP, PyTorch default init × ``init_mult``,
+    output ``α(f − f0)`` (centred), MSE on one-hot targets, AdamW, mini-batches cycling through the
+    training set; batched over α (the same init for every α). Returns accuracies at ``log_at``."""
+    d, k = Xtr.shape[1], int(max(ytr.max(), yte.max())) + 1
+    widths = [d] + [width] * depth + [k]
+    g = torch.Generator().manual_seed(seed)
+    base = []
+    for a, b in zip(widths[:-1], widths[1:]):
+        W, bias = torch_linear_init(a, b, g)
+        base += [W * init_mult, bias * init_mult]
+    al = torch.as_tensor(alphas, dtype=torch.float32)
+    S = len(al)
+    params = [p.expand(S, *p.shape).clone().requires_grad_(True) for p in base]
+
+    def f(ps, x):
+        h = x
+        L = len(ps) // 2
+        for i in range(L):
+            h = h @ ps[2 * i].transpose(-1, -2) + ps[2 * i + 1][..., None, :]
+            if i < L - 1:
+                h = torch.relu(h)
+        return h
+
+    with torch.no_grad():
+        f0tr, f0te = f(params, Xtr), f(params, Xte)
+    Ytr = _onehot(ytr, k)
+    n = len(ytr)
+    perm = torch.randperm(n, generator=torch.Generator().manual_seed(seed + 1))
+    hist = {k_: [] for k_ in ("train_acc", "test_acc", "train_loss")}
+
+    @torch.no_grad()
+    def record(t: int) -> None:
+        otr = al[:, None, None] * (f(params, Xtr) - f0tr)
+        ote = al[:, None, None] * (f(params, Xte) - f0te)
+        hist["train_acc"].append((otr.argmax(-1) == ytr).float().mean(-1))
+        hist["test_acc"].append((ote.argmax(-1) == yte).float().mean(-1))
+        hist["train_loss"].append(((otr - Ytr) ** 2).sum(-1).mean(-1))
+
+    def loss(t: int) -> Tensor:
+        """Mini-batch ``t``: the next ``batch`` indices of one fixed permutation, cycling."""
+        i0 = (t * batch) % n
+        idx = perm[i0:i0 + batch]
+        out = al[:, None, None] * (f(params, Xtr[idx]) - f0tr[:, idx])
+        return ((out - Ytr[idx]) ** 2).sum(-1).mean(-1).sum()
+
+    fit(params, BatchedOptimizer(params, "adamw", torch.full((S,), lr), wd), steps, evals=np.asarray(log_at),
+        record=record, loss=loss, state=history_state(hist))
+    return {"step": np.asarray(log_at), **{k_: torch.stack(v, -1).numpy() for k_, v in hist.items()}}

@@ -1,0 +1,108 @@
+"""The training loops of Levi, Beck & Bar Sinai (ICLR 2024), both full-batch GD by
+:func:`companion.train.fit.fit` (plain ``W ← W − η·∇W``, :class:`BatchedOptimizer` "sgd"):
+the two-layer student of §3.4 / App. F (:mod:`companion.models.linear_teacher_student`) and the
+quadratic MLP on modular addition of App. G (:mod:`companion.models.quadratic_mlp`). The
+one-layer student needs no loop: :class:`companion.theory.linear_estimators.LinearGD` is GD's
+exact solution."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from companion.data.modular import addition_table, split_masks
+from companion.data.teacher_student import gaussian_layer, two_layer_inputs
+from companion.models.linear_teacher_student import ACTIVATIONS, two_layer
+from companion.models.quadratic_mlp import quadratic_mlp
+from companion.train.fit import every, fit
+from companion.train.history import HISTORY, history_state, stacked_history
+from companion.train.optim import BatchedOptimizer
+
+
+def train_two_layer(d_in: int, d_h: int, d_out: int, n_train: int, n_gen: int, activations: tuple,
+                    eta: float, steps: int, eps: float, n_evals: int, seed: int,
+                    device: str = "cpu") -> dict:
+    """Full-batch GD (:func:`companion.train.fit`, plain ``W ← W − η·∇W``) of the two-layer
+    student, one run per activation in ``activations`` ("linear", "tanh"), batched along a
+    leading axis; the runs share data, teacher and initial student.
+
+    Loss is torch ``MSELoss`` (mean over N·d_out); a sample is correct when its
+    (1/d_out)‖f(x) − y‖² < ``eps``. Returns losses/accuracies (n_act, n_evals) at about
+    ``n_evals`` log-spaced steps (⌊geomspace(1, steps)⌋ and 0) and the ``activations``.
+    """
+    from companion.settings import one_of
+
+    for a in activations:
+        one_of("activation", a, ACTIVATIONS)
+    g = torch.Generator().manual_seed(seed)
+    B = len(activations)
+    X = two_layer_inputs(d_in, n_train + n_gen, g).to(device)
+
+    def layer(a: int, b: int) -> torch.Tensor:
+        return gaussian_layer(a, b, g).to(device).expand(B, a, b).clone()
+    T0, T1, S0, S1 = layer(d_in, d_h), layer(d_h, d_out), layer(d_in, d_h), layer(d_h, d_out)
+    is_tanh = torch.tensor([a == "tanh" for a in activations], device=device)[:, None, None]
+    Xtr, Xgen = X[:n_train], X[n_train:]
+    Ytr, Ygen = two_layer(T0, T1, Xtr, is_tanh), two_layer(T0, T1, Xgen, is_tanh)
+    S0.requires_grad_(True), S1.requires_grad_(True)
+    evals = set(np.unique(np.geomspace(1, steps, n_evals).astype(int)).tolist()) | {0}
+    rec: dict = {k: [] for k in HISTORY}
+
+    def loss(t: int) -> torch.Tensor:
+        return ((two_layer(S0, S1, Xtr, is_tanh) - Ytr) ** 2).mean((1, 2)).sum()
+
+    @torch.no_grad()
+    def record(t: int) -> None:
+        se_tr = ((two_layer(S0, S1, Xtr, is_tanh) - Ytr) ** 2)
+        se_gen = ((two_layer(S0, S1, Xgen, is_tanh) - Ygen) ** 2).mean(2)
+        rec["step"].append(t)
+        rec["train_loss"].append(se_tr.mean((1, 2)).cpu().numpy())
+        rec["test_loss"].append(se_gen.mean(1).cpu().numpy())
+        rec["train_acc"].append((se_tr.mean(2) < eps).float().mean(1).cpu().numpy())
+        rec["test_acc"].append((se_gen < eps).float().mean(1).cpu().numpy())
+
+    fit([S0, S1], BatchedOptimizer([S0, S1], "sgd", eta), steps, evals=evals, record=record, loss=loss,
+        state=history_state(rec))
+    out = stacked_history(rec)
+    out["activations"] = list(activations)
+    return out
+
+
+def train_quadratic_mlp(p: int, d_h: int, alphas: tuple, lr: float, steps: int, eval_every: int,
+                        seed: int, device: str = "cpu") -> dict:
+    """Train one model per training fraction α in ``alphas`` (same initialisation) by full-batch GD
+    and record train/test accuracy (argmax) and MSE every ``eval_every`` steps: arrays
+    (n_α, n_evals), with ``alpha`` and λ = d_in/N_tr = 2/(αp) as ``lam``."""
+    A = len(alphas)
+    masks = split_masks(p, alphas, seed).to(device).float()  # (A, p²)
+    a, b, c = addition_table(p, device)
+    Y = torch.nn.functional.one_hot(c, p).float()  # (p², p)
+    g = torch.Generator().manual_seed(seed)
+    W1 = torch.randn(d_h, 2 * p, generator=g).to(device).expand(A, d_h, 2 * p).clone().requires_grad_(True)
+    W2 = torch.randn(p, d_h, generator=g).to(device).expand(A, p, d_h).clone().requires_grad_(True)
+    n_tr = masks.sum(1)  # (A,)
+    rec: dict = {k: [] for k in HISTORY}
+
+    def squared_errors() -> tuple[torch.Tensor, torch.Tensor]:
+        out = quadratic_mlp(W1, W2, a, b, p)  # (A, p, p²)
+        return out, ((out - Y.T) ** 2).sum(1)  # (A, p²) squared error summed over classes
+
+    def loss(t: int) -> torch.Tensor:
+        return ((squared_errors()[1] * masks).sum(1) / n_tr).sum()
+
+    @torch.no_grad()
+    def record(t: int) -> None:
+        out, se = squared_errors()
+        right = (out.argmax(1) == c).float()
+        rec["step"].append(t)
+        rec["train_loss"].append(((se * masks).sum(1) / n_tr).cpu().numpy())
+        rec["test_loss"].append(((se * (1 - masks)).sum(1) / (p * p - n_tr)).cpu().numpy())
+        rec["train_acc"].append(((right * masks).sum(1) / n_tr).cpu().numpy())
+        rec["test_acc"].append(((right * (1 - masks)).sum(1) / (p * p - n_tr)).cpu().numpy())
+
+    fit([W1, W2], BatchedOptimizer([W1, W2], "sgd", lr), steps, evals=every(eval_every, steps), record=record,
+        loss=loss, state=history_state(rec))
+    out = stacked_history(rec)
+    out["alpha"] = np.asarray(alphas, float)
+    out["lam"] = 2 / (np.asarray(alphas, float) * p)
+    return out
