@@ -34,21 +34,15 @@ device = "auto"  # auto | cpu | cuda
 seed = 0
 
 # %% tags=["remove-cell"]
-import math
-
-import numpy as np
 from IPython.display import Markdown, display
-from scipy.stats import spearmanr
 
-from companion.models import fnn as G
 from companion import profiles
-from companion.claims import Claims, at_least, at_most, between, close_to, greater_than, is_true, less_than, within
+from companion.claims import Claims, at_least, at_most, between, close_to, greater_than, is_true, within
 from companion.experiments import groktransfer as ex
 from companion.figures import groktransfer as figs
 
 ctx = profiles.setup(profile, device, seed)
 claims = Claims("groktransfer", profile)
-S = lambda c: ex.seeded(c, seed)  # noqa: E731
 
 # %% [markdown]
 # ## How this page was run
@@ -83,18 +77,14 @@ figs.fig1a()
 # leaves the target stalled, so the selected accuracy is printed for every task.
 
 # %%
-gt_add, sc_add = (S(c) for c in ex.fig1b(profile, "add"))
-gt_mul, sc_mul = (S(c) for c in ex.fig6(profile, "mul"))
-R = {"add": (ex.fnn_targets(gt_add, ctx.device), ex.fnn_targets(sc_add, ctx.device)),
-     "mul": (ex.fnn_targets(gt_mul, ctx.device), ex.fnn_targets(sc_mul, ctx.device))}
-W = {"add": ex.weak_modular(gt_add.weak, ctx.device), "mul": ex.weak_modular(gt_mul.weak, ctx.device)}
-rows = ["| task | weak config (init, lr, wd) | seeds | selected seed | checkpoint (epoch) | weak test acc | weak train acc |",
-        "|---|---|---|---|---|---|---|"]
-for op in ("add", "mul"):
-    s, c = R[op][0]["selection"], gt_add.weak if op == "add" else gt_mul.weak
-    rows.append(f"| {op} | ({c.opt.init}, {c.opt.lr}, {c.opt.wd}) | {c.n_seeds} | {s['member']} | {s['epoch']} | "
-                f"{s['test_acc']:.3f} | {s['train_acc']:.3f} |")
-Markdown("\n".join(rows))
+add_gt_cfg = ex.seeded(ex.FIG1B["add"][profile].transfer, seed)
+add_sc_cfg = ex.seeded(ex.FIG1B["add"][profile].scratch, seed)
+mul_gt_cfg = ex.seeded(ex.FIG6["mul"][profile].transfer, seed)
+mul_sc_cfg = ex.seeded(ex.FIG6["mul"][profile].scratch, seed)
+gt_add, sc_add = ex.fnn_targets(add_gt_cfg, ctx.device), ex.fnn_targets(add_sc_cfg, ctx.device)
+gt_mul, sc_mul = ex.fnn_targets(mul_gt_cfg, ctx.device), ex.fnn_targets(mul_sc_cfg, ctx.device)
+weak_add, weak_mul = ex.weak_modular(add_gt_cfg.weak, ctx.device), ex.weak_modular(mul_gt_cfg.weak, ctx.device)
+figs.selection_table(add_gt_cfg.weak, gt_add["selection"], mul_gt_cfg.weak, gt_mul["selection"])
 
 # %% [markdown]
 # ## Fig. 1b — GrokTransfer removes the delay (modular addition)
@@ -107,29 +97,19 @@ Markdown("\n".join(rows))
 # (1.0, 1e-3, 1) and (1.0, 5e-3, 3) are used (the departures table above).
 
 # %%
-gt, sc = R["add"]
-figs.fig1b(gt, sc)
+figs.fig1b(gt_add, sc_add)
 
 # %%
-def delay_claims(task, ref, gt, sc, gt_member=0, sc_member=0, deviation=None):
-    ds = ex.delays(sc["epoch"], sc["train_acc"][sc_member], sc["test_acc"][sc_member])
-    dg = ex.delays(gt["epoch"], gt["train_acc"][gt_member], gt["test_acc"][gt_member])
-    claims.check(f"{task}_scratch_delay", ref,
-                 f"{task}, from scratch: test accuracy reaches 90% at least 5× later (in epochs) than train",
-                 measured=ds["ratio"], expected=at_least(5))
-    claims.check(f"{task}_gt_tracks", ref,
-                 f"{task}, GrokTransfer: test reaches 90% within 2× of train's epoch",
-                 measured=dg["ratio"], expected=at_most(2), known_deviation=deviation)
-    sooner = ds["test"] / dg["test"] if math.isfinite(dg["test"]) else 0.0
-    claims.check(f"{task}_gt_sooner", ref,
-                 f"{task}: GrokTransfer reaches 90% test at least 3× sooner than from scratch",
-                 measured=sooner, expected=at_least(3), known_deviation=deviation)
-    return ds, dg
-
-
-ds, dg = delay_claims("addition", "Fig. 1b / 6a", gt, sc)
-Markdown(f"From scratch: train 90% at epoch {ds['train']:.0f}, test 90% at epoch {ds['test']:.0f}. "
-         f"GrokTransfer: train 90% at epoch {dg['train']:.0f}, test 90% at epoch {dg['test']:.0f}.")
+add_delays = ex.transfer_delays(gt_add, sc_add)
+claims.check("addition_scratch_delay", "Fig. 1b / 6a",
+             "addition, from scratch: test accuracy reaches 90% at least 5× later (in epochs) than train",
+             measured=add_delays.scratch.ratio, expected=at_least(5))
+claims.check("addition_gt_tracks", "Fig. 1b / 6a", "addition, GrokTransfer: test reaches 90% within 2× of train's epoch",
+             measured=add_delays.transfer.ratio, expected=at_most(2))
+claims.check("addition_gt_sooner", "Fig. 1b / 6a",
+             "addition: GrokTransfer reaches 90% test at least 3× sooner than from scratch",
+             measured=add_delays.sooner, expected=at_least(3))
+figs.delays_note(add_delays)
 
 # %% [markdown]
 # ## Fig. 2 — four fixed embeddings of the integers
@@ -142,17 +122,16 @@ Markdown(f"From scratch: train 90% at epoch {ds['train']:.0f}, test 90% at epoch
 # says that it was skipped. Claim: one-hot groks (a sharp, late transition); Fourier does not.
 
 # %%
-f2 = ex.fig2(S(ex.FIG2[profile]), ctx.device)
+f2 = ex.fig2(ex.seeded(ex.FIG2[profile], seed), ctx.device)
 figs.fig2(f2)
 
 # %%
-d1 = ex.delays(f2["onehot"]["epoch"], f2["onehot"]["train_acc"], f2["onehot"]["test_acc"])
-d4 = ex.delays(f2["fourier"]["epoch"], f2["fourier"]["train_acc"], f2["fourier"]["test_acc"])
+fixed = ex.fixed_embedding_summary(f2)
 claims.check("fig2_onehot_sharp", "Fig. 2", "one-hot embedding: sharp, delayed transition (test 90% ≥ 5× later than train)",
-             measured=d1["ratio"], expected=at_least(5))
+             measured=fixed.onehot.ratio, expected=at_least(5))
 claims.check("fig2_fourier_not", "Fig. 2", "Fourier embedding: no delay (test 90% within 2× of train's epoch)",
-             measured=d4["ratio"], expected=at_most(2))
-display(Markdown(" · ".join(f"**{k}**: {r.get('note', r.get('skipped'))}" for k, r in f2.items())))
+             measured=fixed.fourier.ratio, expected=at_most(2))
+display(figs.embedding_notes(f2))
 
 # %% [markdown]
 # ## Fig. 3 — the empirical NTK changes alike for every embedding
@@ -168,9 +147,8 @@ display(Markdown(" · ".join(f"**{k}**: {r.get('note', r.get('skipped'))}" for k
 figs.fig3(f2)
 
 # %%
-last = [r["measure"][-1] for r in f2.values() if "skipped" not in r and np.isfinite(r["measure"][-1])]
 claims.check("fig3_ntk_moves", "Fig. 3", "the NTK is not frozen for any embedding (kernel distance > 0.01 at the end)",
-             measured=float(min(last)), expected=greater_than(0.01))
+             measured=fixed.min_final_ntk_distance, expected=greater_than(0.01))
 
 # %% [markdown]
 # ## Fig. 4 — XOR: a wide net groks, a 3-neuron net learns three features
@@ -182,24 +160,20 @@ claims.check("fig3_ntk_moves", "Fig. 3", "the NTK is not frozen for any embeddin
 # (c) its neurons align with three of the four features $\pm[1,\pm1,0,\dots]$.
 
 # %%
-xc = S(ex.XOR[profile])
+xc = ex.seeded(ex.XOR[profile], seed)
 wide, weak = ex.xor_wide(xc, ctx.device), ex.xor_weak(xc, ctx.device)
 figs.fig4(wide, weak[3])
 
 # %%
-tr100 = G.first_epoch(wide["step"], wide["train_acc"], 1.0)
-te90 = G.first_epoch(wide["step"], wide["test_acc"], 0.9)
+xs = ex.xor_summary(wide, weak)
 claims.check("fig4a_wide_groks_late", "Fig. 4a", "wide net: test 90% ≥ 5× later than train 100%",
-             measured=te90 / max(tr100, 1), expected=at_least(5))
+             measured=xs.wide_delay, expected=at_least(5))
 claims.check("fig4b_weak_plateau", "Fig. 4b / Lemma 3.1", "3-neuron weak model plateaus near 75% test accuracy",
-             measured=float(weak[3]["test_acc"][-1]), expected=between(0.65, 0.80))
-f = weak[3]["features"]
-three = len(set(f["patterns"])) == 3 and bool(np.all((f["ratio"] > 0.8) & (f["ratio"] < 1.25)))
+             measured=xs.weak3_final_test, expected=between(0.65, 0.80))
 claims.check("fig4c_three_features", "Fig. 4c",
              "the 3 neurons align with three distinct features ±[1, ±1, 0…] (|w₁|/|w₂| ∈ [0.8, 1.25])",
-             measured=three, expected=is_true("3 distinct sign patterns, balanced"))
-Markdown("Neuron signal coordinates: " + ", ".join(f"[{a:+.3f}, {b:+.3f}]" for a, b in f["signal"]) +
-         f"; mean |noise coordinate| {np.mean(f['noise_mean_abs']):.1e}; $r_W$ = {weak[3]['r_W']:.4f}.")
+             measured=xs.three_features, expected=is_true("3 distinct sign patterns, balanced"))
+figs.neurons_note(weak[3])
 
 # %% [markdown]
 # ## Fig. 5 — the weak embedding separates the clusters; $r_W\propto\varepsilon/\sqrt n$
@@ -210,31 +184,17 @@ Markdown("Neuron signal coordinates: " + ", ".join(f"[{a:+.3f}, {b:+.3f}]" for a
 # The three $\varepsilon$ values of each $(n, p)$ train as one batch.
 
 # %%
-rc = S(ex.RATIO[profile])
+rc = ex.seeded(ex.RATIO[profile], seed)
 rat = ex.xor_ratio(rc, ctx.device)["rows"]
-# fit only the nets that learned the task (train ≥ 0.7; the spec's rule): an unlearned net's
-# r_W describes its initialisation, not the trained weights the claim is about
-slopes = {}
-for sweep, key in (("p", "p"), ("n", "n")):
-    for e in rc.epss:
-        rr = [r for r in rat if r["sweep"] == sweep and r["eps"] == e and r["learned"] > 0]
-        slopes[(sweep, e)] = ex.loglog_slope([r[key] for r in rr], [r["r_W"] for r in rr]) if len(rr) >= 3 else math.nan
-figs.fig5(weak[3], rat, slopes)
+slopes = ex.ratio_slopes(rat, rc)  # fitted on the nets that learned the task (train ≥ 0.7)
+figs.fig5(weak[3], rat, slopes.slopes)
 
 # %%
-sp = max((abs(slopes[("p", e)]) for e in rc.epss if np.isfinite(slopes[("p", e)])), default=math.nan)
-sn = [slopes[("n", e)] for e in rc.epss if np.isfinite(slopes[("n", e)])]
-worst_n = max(sn, key=lambda s: abs(s + 0.5)) if sn else math.nan
 claims.check("fig5b_p_independent", "Fig. 5b", "r_W does not depend on p (|log–log slope| ≤ 0.2 for every ε)",
-             measured=sp, expected=at_most(0.2))
+             measured=slopes.p_max_abs, expected=at_most(0.2))
 claims.check("fig5c_slope_n", "Fig. 5c", "r_W ∝ 1/√n: log–log slope in n ≈ −1/2 (±0.1, worst ε)",
-             measured=worst_n, expected=close_to(-0.5, 0.1))
-Markdown(f"Fitted slopes (nets that learned; NaN = fewer than 3 such points): "
-         + ", ".join(f"{s} ε=1/{round(1 / e)}: {v:+.2f}" for (s, e), v in slopes.items()) + "\n\n"
-         "| sweep | p | n | ε | r_W (median) | r_W·√n/ε | nets learned | best train acc |\n|---|---|---|---|---|---|---|---|\n"
-         + "\n".join(f"| {r['sweep']} | {r['p']} | {r['n']} | 1/{round(1 / r['eps'])} | {r['r_W']:.5f} | "
-                      f"{r['r_W'] * math.sqrt(r['n']) / r['eps']:.2f} | {r['learned']}/{rc.seeds} | {r['train_acc']:.2f} |"
-                      for r in rat))
+             measured=slopes.n_worst, expected=close_to(-0.5, 0.1))
+figs.ratio_table(rat, slopes, rc)
 
 # %% [markdown]
 # ## Fig. 6 — FNN → FNN on three tasks
@@ -250,23 +210,31 @@ Markdown(f"Fitted slopes (nets that learned; NaN = fewer than 3 such points): "
 # with the numbers.
 
 # %%
-pc = S(ex.PARITY[profile])
-par = ex.parity(pc, ctx.device)
-weaks = [W["add"], W["mul"], {**par["weak"], "train_acc": par["weak"]["train_acc"], "test_acc": par["weak"]["test_acc"]}]
-sels = [R["add"][0]["selection"], R["mul"][0]["selection"], par["selection"]]
-figs.fig6(weaks, [R["add"][0], R["mul"][0], par["gt"]], [R["add"][1], R["mul"][1], par["scratch"]],
-          ["addition", "multiplication", "(40,3)-parity"], sels)
+par = ex.parity(ex.seeded(ex.PARITY[profile], seed), ctx.device)
+figs.fig6([weak_add, weak_mul, par["weak"]], [gt_add, gt_mul, par["gt"]], [sc_add, sc_mul, par["scratch"]],
+          ["addition", "multiplication", "(40,3)-parity"], [gt_add["selection"], gt_mul["selection"], par["selection"]])
 
 # %%
-gm, sm = R["mul"]
-mul_dev = None if profile == "paper" else (
-    f"reduced profile: the (32, 128) target on the best multiplication weak embedding (test "
-    f"{gm['selection']['test_acc']:.2f}) reached only {gm['test_acc'][0].max():.2f} test accuracy in "
-    f"{gm['epoch'][-1]} epochs (train 90% at epoch {G.first_epoch(gm['epoch'], gm['train_acc'][0], 0.9):.0f})")
-delay_claims("multiplication", "Fig. 6b", gm, sm, deviation=mul_dev)
-delay_claims("parity", "Fig. 6c", par["gt"], par["scratch"])
-Markdown(f"Parity weak model: transferred at epoch {par['selection']['epoch']} with test accuracy "
-         f"{par['selection']['test_acc']:.3f}.")
+mul_delays = ex.transfer_delays(gt_mul, sc_mul)
+mul_dev = ex.multiplication_deviation(profile, gt_mul)
+claims.check("multiplication_scratch_delay", "Fig. 6b",
+             "multiplication, from scratch: test accuracy reaches 90% at least 5× later (in epochs) than train",
+             measured=mul_delays.scratch.ratio, expected=at_least(5))
+claims.check("multiplication_gt_tracks", "Fig. 6b",
+             "multiplication, GrokTransfer: test reaches 90% within 2× of train's epoch",
+             measured=mul_delays.transfer.ratio, expected=at_most(2), known_deviation=mul_dev)
+claims.check("multiplication_gt_sooner", "Fig. 6b",
+             "multiplication: GrokTransfer reaches 90% test at least 3× sooner than from scratch",
+             measured=mul_delays.sooner, expected=at_least(3), known_deviation=mul_dev)
+parity_delays = ex.transfer_delays(par["gt"], par["scratch"])
+claims.check("parity_scratch_delay", "Fig. 6c",
+             "parity, from scratch: test accuracy reaches 90% at least 5× later (in epochs) than train",
+             measured=parity_delays.scratch.ratio, expected=at_least(5))
+claims.check("parity_gt_tracks", "Fig. 6c", "parity, GrokTransfer: test reaches 90% within 2× of train's epoch",
+             measured=parity_delays.transfer.ratio, expected=at_most(2))
+claims.check("parity_gt_sooner", "Fig. 6c", "parity: GrokTransfer reaches 90% test at least 3× sooner than from scratch",
+             measured=parity_delays.sooner, expected=at_least(3))
+figs.parity_note(par["selection"])
 
 # %% [markdown]
 # ## Fig. 7 — the target is only as good as the weak checkpoint
@@ -276,13 +244,11 @@ Markdown(f"Parity weak model: transferred at epoch {par['selection']['epoch']} w
 # the weak model has grokked". 1/TimeGap is 0 when the target never reaches 95%.
 
 # %%
-t7 = ex.fig7_table(R["add"][0], W["add"])
-rho = float(spearmanr([r["weak_test"] for r in t7], [r["target_final_test"] for r in t7]).statistic) if len(t7) > 2 else math.nan
+sweep = ex.checkpoint_sweep(gt_add, weak_add)
 claims.check("fig7_rises", "Fig. 7", "target test accuracy rises with the weak model's (Spearman ρ > 0)",
-             measured=rho, expected=greater_than(0))
-display(Markdown("| weak epoch | weak test | target final test | 1/TimeGap |\n|---|---|---|---|\n" + "\n".join(
-    f"| {r['checkpoint']} | {r['weak_test']:.3f} | {r['target_final_test']:.3f} | {r['inv_gap']:.4f} |" for r in t7)))
-figs.fig7(t7)
+             measured=sweep.spearman, expected=greater_than(0))
+display(figs.fig7_table(sweep))
+figs.fig7(sweep)
 
 # %% [markdown]
 # ## Fig. 8 — FNN → transformer
@@ -300,39 +266,16 @@ figs.fig7(t7)
 # Figs. 1b and 6; both are shown.
 
 # %%
-def tf(op, fig):
-    return {k: ex.tf_run(S(c), ctx.device) for k, c in ex.tf_runs(profile, op, fig).items()}
-
-
-TA, TB = tf("add", "8a"), tf("add", "8b")
-LAB = {"transfer": "GrokTransfer", "scratch": "from scratch", "grokfast": "GrokFast", "random": "random A·B",
-       "transfer_30": "GrokTransfer, 30% checkpoint"}
-fig, axs = figs.two_panels()
-figs.tf_panel(axs[0], TA, LAB, "Fig. 8a", "GrokTransfer vs scratch")
-figs.tf_panel(axs[1], {k: v for k, v in TB.items() if k != "random"}, LAB, "Fig. 8b", "GrokTransfer vs GrokFast")
-fig
+runs_8a = ex.transformer_results(profile, "add", "8a", seed, ctx.device)
+runs_8b = ex.transformer_results(profile, "add", "8b", seed, ctx.device)
+figs.fig8(runs_8a, runs_8b)
 
 # %%
-def te90(r):
-    return G.first_epoch(r["step"], r["test_acc"], 0.9)
-
-
-def tf_claim(cid, ref, task, runs, deviation=None):
-    a, b = te90(runs["transfer"]), te90(runs["grokfast"])
-    claims.check(cid, ref, f"{task}, 2-layer transformer: GrokTransfer reaches 90% test sooner than GrokFast "
-                 "(ratio of epochs GrokFast / GrokTransfer > 1)",
-                 measured=(b / a if math.isfinite(a) else 0.0), expected=greater_than(1), known_deviation=deviation)
-    return a, b
-
-
-a8, b8 = tf_claim("fig8b_gt_vs_grokfast", "Fig. 8b", "addition", TB)
-Markdown(f"Test 90%: GrokTransfer epoch {a8:.0f}, GrokFast epoch {b8:.0f} "
-         f"(∞ = not within {ex.tf_runs(profile, 'add', '8b')['grokfast'].epochs} epochs); "
-         f"scratch (8a panel) epoch {te90(TA['scratch']):.0f}. Weak checkpoint used: epoch "
-         f"{TB['transfer']['selection']['epoch']}, test {TB['transfer']['selection']['test_acc']:.3f}"
-         + (f"; the 30% checkpoint (epoch {TB['transfer_30']['selection']['epoch']}, test "
-            f"{TB['transfer_30']['selection']['test_acc']:.3f}) reached 90% test at epoch {te90(TB['transfer_30']):.0f}."
-            if "transfer_30" in TB else "."))
+race_8b = ex.transformer_race(runs_8b)
+claims.check("fig8b_gt_vs_grokfast", "Fig. 8b", "addition, 2-layer transformer: GrokTransfer reaches 90% test sooner "
+             "than GrokFast (ratio of epochs GrokFast / GrokTransfer > 1)",
+             measured=race_8b.sooner, expected=greater_than(1))
+figs.fig8_note(race_8b, ex.test_epoch(runs_8a["scratch"]), runs_8b, ex.tf_runs(profile, "add", "8b")["grokfast"].epochs)
 
 # %% [markdown]
 # ## Table 1 — cost
@@ -343,17 +286,14 @@ Markdown(f"Test 90%: GrokTransfer epoch {a8:.0f}, GrokFast epoch {b8:.0f} "
 # estimate is recomputed term by term.
 
 # %%
-t1, ratio = ex.table1(W["add"], R["add"][0], R["add"][1])
+cost = ex.cost(weak_add, gt_add, sc_add)
 claims.check("table1_time_ratio", "Table 1", "weak + GrokTransfer costs well under scratch ((weak+GT)/scratch ≤ 0.5)",
-             measured=ratio, expected=at_most(0.5))
+             measured=cost.ratio, expected=at_most(0.5))
 fl = ex.flops_a41()
 claims.check("a41_flops", "A.4.1", "FLOP estimate: GrokTransfer ≈ 10¹⁰ + 2·10⁶ vs scratch ≈ 10¹¹ (ratio ≈ 0.1)",
              measured=fl["ratio"], expected=within(0.1, 0.05))
-display(t1)
-Markdown(f"A.4.1 recomputed: weak forward {fl['weak_fwd']:,} FLOPs (paper 1436); $N$ = {fl['N']:,} "
-         f"(paper 6,291,456), target forward {fl['target_fwd']:.3g}; GrokTransfer total {fl['gt_total']:.3g}, "
-         f"scratch {fl['scratch_total']:.3g}, ratio {fl['ratio']:.3f}. The formula uses $d_{{attn}} = 128$ (one head) although "
-         "4 heads × 128 = 512; with 512, $N$ grows 2.3× and the ratio is unchanged.")
+display(figs.table1(cost))
+figs.flops_note(fl)
 
 # %% [markdown]
 # ## Fig. 9 — Theorem 3.2: one GD step on the transferred embedding
@@ -363,13 +303,10 @@ Markdown(f"A.4.1 recomputed: weak forward {fl['weak_fwd']:,} FLOPs (paper 1436);
 # fit and the test error is $\exp(-\Omega(\log^2 n))$.
 
 # %%
-fig9 = figs.fig9_10_11(weak, (3,))
-fig9.axes[0].set_title("Paper Fig. 9 — target $f_L$ on the 3-neuron embedding")
-tg = weak[3]["target"]
+fig9 = figs.fig9(weak)
 claims.check("thm32_one_step", "Thm 3.2 / Fig. 9", "one GD step gives near-perfect test accuracy (≥ 0.9)",
-             measured=float(tg["test_acc"][1]), expected=at_least(0.9))
-display(Markdown(f"After 1 step: train {tg['train_acc'][1]:.3f}, test {tg['test_acc'][1]:.3f}; after 3 steps test "
-                 f"{tg['test_acc'][min(3, len(tg['test_acc']) - 1)]:.3f}; final test {tg['test_acc'][-1]:.3f}."))
+             measured=xs.target_test_1, expected=at_least(0.9))
+display(figs.one_step_note(xs))
 fig9
 
 # %% [markdown]
@@ -380,7 +317,7 @@ fig9
 
 # %%
 claims.check("fig10_one_neuron_fails", "Fig. 10", "target on a 1-neuron embedding stays near chance (final test ≤ 0.6)",
-             measured=float(weak[1]["target"]["test_acc"][-1]), expected=at_most(0.6))
+             measured=xs.one_neuron_final_test, expected=at_most(0.6))
 figs.fig10(weak[1])
 
 # %% [markdown]
@@ -393,13 +330,7 @@ figs.fig10(weak[1])
 figs.fig11(weak[1], weak[2])
 
 # %%
-s2 = weak[2]["features"]["signal"]
-cos2 = float(s2[0] @ s2[1] / (np.linalg.norm(s2[0]) * np.linalg.norm(s2[1])))
-kind2 = "orthogonal" if abs(cos2) < 0.3 else ("antipodal (one line)" if cos2 < -0.7 else "neither")
-Markdown("Two-neuron weak model's features: " + ", ".join(f"[{a:+.3f}, {b:+.3f}]" for a, b in s2)
-         + f" — cosine {cos2:+.2f}, i.e. **{kind2}**; target final test {weak[2]['target']['test_acc'][-1]:.3f}. "
-         "Orthogonal features give the target a 2-D view in which it can separate the classes; antipodal "
-         "ones collapse the data onto one line, as with one neuron (the classes then overlap, Fig. 10).")
+figs.two_neuron_note(xs, weak[2])
 
 # %% [markdown]
 # ## Fig. 12 — the weak model's 4-D embedding
@@ -407,9 +338,7 @@ Markdown("Two-neuron weak model's features: " + ", ".join(f"[{a:+.3f}, {b:+.3f}]
 # two principal components and coloured by the integer.
 
 # %%
-A = W["add"]["snapshots"][list(W["add"]["snapshot_epoch"]).index(R["add"][0]["selection"]["epoch"]),
-                          R["add"][0]["selection"]["member"]]
-figs.fig12(A)
+figs.fig12(ex.transferred_embedding(weak_add, gt_add["selection"]))
 
 # %% [markdown]
 # ## Fig. 13 — more transformers
@@ -418,25 +347,18 @@ figs.fig12(A)
 # delayed generalisation (sizes and tokenisation unspecified: 40 tokens over $\{0, 1\}$).
 
 # %%
-TM8, TM = tf("mul", "8a"), tf("mul", "8b")
-tp = ex.tf_parity(S(ex.TFPAR[profile]), ctx.device)
-fig, axs = figs.two_panels()
-figs.tf_panel(axs[0], TM8, LAB, "Fig. 13 left", "multiplication")
-for L, c in zip(tp, ("#1f77b4", "#ff7f0e")):
-    figs._curve(axs[1], tp[L]["step"], tp[L]["train_acc"], tp[L]["test_acc"], c, f"{L}-layer TF")
-axs[1].legend(fontsize=7)
-axs[1].set_title("Paper Fig. 13 right — parity, from scratch")
-fig
+runs_13 = ex.transformer_results(profile, "mul", "8a", seed, ctx.device)
+runs_16 = ex.transformer_results(profile, "mul", "8b", seed, ctx.device)
+tp = ex.tf_parity(ex.seeded(ex.TFPAR[profile], seed), ctx.device)
+figs.fig13(runs_13, tp)
 
 # %%
-dpar = {L: ex.delays(r["step"], r["train_acc"], r["test_acc"]) for L, r in tp.items()}
-fitted = [d["ratio"] for d in dpar.values() if math.isfinite(d["train"])]
+parity_tf = ex.parity_transformer_delays(tp)
 claims.check("fig13_parity_no_delay", "Fig. 13 right",
              "transformers on (40,3)-parity: no delayed generalisation (for the runs that fit the training set, "
              "test 90% within 2× of train's epoch)",
-             measured=max(fitted) if fitted else math.inf, expected=at_most(2))
-Markdown(" · ".join(f"{L}-layer: train 90% at epoch {d['train']:.0f}, test 90% at {d['test']:.0f} (∞ = not within "
-                    f"{ex.TFPAR[profile].epochs} epochs)" for L, d in dpar.items()))
+             measured=parity_tf.worst_fitted, expected=at_most(2))
+figs.parity_transformer_note(parity_tf, ex.TFPAR[profile].epochs)
 
 # %% [markdown]
 # ## Fig. 14 — MNIST-like digits
@@ -448,14 +370,11 @@ Markdown(" · ".join(f"{L}-layer: train 90% at epoch {d['train']:.0f}, test 90% 
 # printed below).
 
 # %%
-dg = ex.digits(S(ex.DIGITS[profile]), ctx.device)
-gap_gt = G.time_gap(dg["gt"]["epoch"], dg["gt"]["train_acc"][0], dg["gt"]["test_acc"][0], 0.8)
-gap_sc = G.time_gap(dg["scratch"]["epoch"], dg["scratch"]["train_acc"][0], dg["scratch"]["test_acc"][0], 0.8)
-display(Markdown(f"Data: {dg['source']}. Weak model transferred at epoch {dg['selection']['epoch']} "
-                 f"(test {dg['selection']['test_acc']:.3f}). Epochs from 80% train to 80% test: "
-                 f"GrokTransfer {gap_gt:.0f}, scratch {gap_sc:.0f} (∞ = not within the run)."))
+dg = ex.digits(ex.seeded(ex.DIGITS[profile], seed), ctx.device)
+gaps = ex.digits_gaps(dg)
+display(figs.digits_note(dg, gaps))
 claims.check("fig14_gt_no_delay", "Fig. 14", "digits: GrokTransfer's train→test gap (80%) is shorter than scratch's",
-             measured=(gap_sc - gap_gt) if math.isfinite(gap_gt) else -math.inf, expected=greater_than(0))
+             measured=gaps.advantage, expected=greater_than(0))
 figs.fig14(dg)
 
 # %% [markdown]
@@ -465,32 +384,27 @@ figs.fig14(dg)
 # state) — the benefit persists. (c) the weak model's $d_{embed}$ equal to the target's.
 
 # %%
-F15 = {k: ex.fnn_targets(S(c), ctx.device) for k, c in ex.fig15(profile).items()}
-merge_at = ex.fig15(profile)["merge"].merge_at
-figs.fig15(F15["random"], TB["random"], F15["merge"], F15["same_dim"], R["add"][1], merge_at)
+f15 = ex.fig15_results(profile, seed, ctx.device)
+figs.fig15(f15["random"], runs_8b["random"], f15["merge"], f15["same_dim"], sc_add, ex.FIG15[profile].merge.merge_at)
 
 # %%
-dr = ex.delays(F15["random"]["epoch"], F15["random"]["train_acc"][0], F15["random"]["test_acc"][0])
-claims.check("fig15a_random_ab_delay", "Fig. 15a", "random A·B (no transfer) keeps the delay (test 90% ≥ 5× later than train, ∞ = never)",
-             measured=dr["ratio"], expected=at_least(5))
-Markdown(f"Random A·B (MLP): train 90% at epoch {dr['train']:.0f}, test 90% at {dr['test']:.0f}. "
-         f"Merged (b): final test {F15['merge']['test_acc'][0, -1]:.3f}. Same-dimension weak model (c): selected "
-         f"weak test {F15['same_dim']['selection']['test_acc']:.3f}, target final test {F15['same_dim']['test_acc'][0, -1]:.3f}.")
+random_delays = ex.first_member_delays(f15["random"])
+claims.check("fig15a_random_ab_delay", "Fig. 15a",
+             "random A·B (no transfer) keeps the delay (test 90% ≥ 5× later than train, ∞ = never)",
+             measured=random_delays.ratio, expected=at_least(5))
+figs.ablations_note(random_delays, f15["merge"], f15["same_dim"])
 
 # %% [markdown]
 # ## Fig. 16 — GrokTransfer vs GrokFast on multiplication
 # As Fig. 8b, on modular multiplication.
 
 # %%
-fig, axs = figs.two_panels()
-figs.tf_panel(axs[0], TM, LAB, "Fig. 16", "multiplication: GrokTransfer vs GrokFast")
-axs[1].axis("off")
-tf_dev = None if profile == "paper" else (
-    f"reduced profile: with the multiplication weak embedding (test {TM['transfer']['selection']['test_acc']:.2f}) "
-    f"the d = 32 transformer reached {TM['transfer']['test_acc'].max():.2f} test accuracy in "
-    f"{TM['transfer']['step'][-1]} epochs (GrokFast: {TM['grokfast']['test_acc'].max():.2f}); neither reached 90%")
-a16, b16 = tf_claim("fig16_gt_vs_grokfast", "Fig. 16", "multiplication", TM, deviation=tf_dev)
-fig
+fig16 = figs.fig16(runs_16)
+race_16 = ex.transformer_race(runs_16)
+claims.check("fig16_gt_vs_grokfast", "Fig. 16", "multiplication, 2-layer transformer: GrokTransfer reaches 90% test "
+             "sooner than GrokFast (ratio of epochs GrokFast / GrokTransfer > 1)",
+             measured=race_16.sooner, expected=greater_than(1), known_deviation=ex.grokfast_deviation(profile, runs_16))
+fig16
 
 # %% [markdown]
 # ## Claims

@@ -6,10 +6,16 @@ import numpy as np
 import pytest
 import torch
 
-from companion.models import fnn as G
-from companion.data import embeddings as GF
-from companion.train import grokfast
+from companion.data import embeddings
 from companion.data import xor as X
+from companion.events import first_crossing
+from companion.experiments import groktransfer as ex
+from companion.measures import pntk
+from companion.models import fnn as G
+from companion.models import xor_net
+from companion.settings import ParameterError
+from companion.train import grokfast
+from companion.train.groktransfer import train_ensemble, train_target_fl, train_xor
 
 
 def _toy_data(seed=0, n=60, V=11):
@@ -31,7 +37,7 @@ def test_ensemble_adamw_equals_torch_adamw_per_member():
     d = _toy_data()
     P = G.init_params(spec, [1.0, 0.5], seed=3)
     lrs, wds = torch.tensor([1e-2, 3e-2]), torch.tensor([1.0, 0.1])
-    h = G.train_ensemble(P, spec, d, lrs, wds, epochs=5, eval_every=5)
+    h = train_ensemble(P, spec, d, lrs, wds, epochs=5, eval_every=5)
     for m in range(2):
         Q = {k: v[m:m + 1].detach().clone().requires_grad_(True) for k, v in P.items()}
         opt = torch.optim.AdamW(list(Q.values()), lr=float(lrs[m]), weight_decay=float(wds[m]))
@@ -93,22 +99,54 @@ def test_norm_ratio_closed_form():
     W[0, :2] = 0.5  # ‖W_signal‖_F = √(6·0.25)
     W[0, 2:] = 0.01
     expect = (0.01 * math.sqrt(100 * 3) / math.sqrt(100)) / (math.sqrt(6 * 0.25) / math.sqrt(2))
-    assert abs(float(X.norm_ratio(W)[0]) - expect) < 1e-6
+    assert abs(float(xor_net.norm_ratio(W)[0]) - expect) < 1e-6
+
+
+def _clusters():
+    """The four XOR clusters ±[1, ±1] (p = 2: no noise coordinates) as library data."""
+    pts = torch.tensor([[1.0, 1], [-1, -1], [1, -1], [-1, 1]])
+    return X.XORData(pts, torch.zeros(4, 0), pts[:, 0] * pts[:, 1])
 
 
 def test_lemma_3_1_three_neurons_at_most_75_percent():
-    """Lemma 3.1: any f = Σ_{j≤3} a_j φ(w_jᵀx) classifies at most 3 of the 4 XOR clusters;
-    the 4-neuron Bayes classifier gets all 4."""
-    pts = torch.tensor([[1.0, 1], [-1, -1], [1, -1], [-1, 1]])
-    y = pts[:, 0] * pts[:, 1]
+    """Lemma 3.1: any f = Σ_{j≤3} a_j φ(w_jᵀx) classifies at most 3 of the 4 XOR clusters —
+    for the library's net (:func:`xor_net.preact`, :func:`xor_net.sign_acc`) at random weights
+    and after training; the 4-neuron Bayes classifier f = φ(x₁+x₂) + φ(−x₁−x₂) − φ(x₁−x₂) −
+    φ(x₂−x₁) gets all 4."""
+    d = _clusters()
     g = torch.Generator().manual_seed(0)
-    w = torch.randn(20000, 2, 3, generator=g)
-    a = torch.randn(20000, 3, generator=g)
-    f = (torch.relu(pts @ w) * a[:, None]).sum(-1)  # (trials, 4)
-    acc = (torch.sign(f) == y).float().mean(-1)
-    assert acc.max() <= 0.75
-    fb = torch.relu(pts.sum(1)) + torch.relu(-pts.sum(1)) - torch.relu(pts[:, 0] - pts[:, 1]) - torch.relu(pts[:, 1] - pts[:, 0])
-    assert bool((torch.sign(fb) == y).all())
+    W, a = torch.randn(20000, 2, 3, generator=g), torch.randn(20000, 3, generator=g)
+    f = (torch.relu(xor_net.preact(W, d, torch.zeros(20000))) * a[:, None]).sum(-1)
+    assert xor_net.sign_acc(f, d.y).max() <= 0.75
+    tr, te = X.xor_data(200, 2, 0), X.xor_data(50, 2, 1)
+    W, a = xor_net.init(4, 2, 3, 0.1, 0.01, 0)
+    h = train_xor(W, a, tr, te, 0.0, 0.1, 0.0, 300, 300)
+    trained = (torch.relu(xor_net.preact(h["W"], d, torch.zeros(4))) * h["a"][:, None]).sum(-1)
+    assert xor_net.sign_acc(trained, d.y).max() <= 0.75
+    Wb = torch.tensor([[1.0, -1, 1, -1], [1, -1, -1, 1]])[None]
+    ab = torch.tensor([1.0, 1, -1, -1])
+    fb = (torch.relu(xor_net.preact(Wb, d, torch.zeros(1))) * ab).sum(-1)
+    assert bool(xor_net.sign_acc(fb, d.y) == 1)
+
+
+def test_xor_training_is_gd_with_weight_decay():
+    """:func:`xor_net.train` == GD θ ← θ − lr(∇L̂ + λθ) on the materialised inputs, member by
+    member, with the gradient of L̂ = mean exp(−y f) written out by hand."""
+    tr, te = X.xor_data(30, 12, 0), X.xor_data(20, 12, 1)
+    eps, lr, wd, steps = torch.tensor([0.2, 0.5]), 0.1, 0.1, 6
+    W0, a0 = xor_net.init(2, 12, 4, 0.3, 0.3, 1)
+    h = train_xor(W0, a0, tr, te, eps, lr, wd, steps, eval_every=2)
+    assert list(h["step"]) == [0, 2, 4, 6]
+    for m in range(2):
+        x, W, a = tr.x(float(eps[m])).double(), W0[m].double(), a0[m].double()
+        for _ in range(steps):
+            z = x @ W
+            f = torch.relu(z) @ a
+            r = -tr.y.double() * torch.exp(-tr.y.double() * f) / len(f)  # dL/df
+            gW = x.T @ (r[:, None] * (z > 0) * a)
+            ga = torch.relu(z).T @ r
+            W, a = W - lr * (gW + wd * W), a - lr * (ga + wd * a)
+        assert torch.allclose(h["W"][m].double(), W, atol=1e-5) and torch.allclose(h["a"][m].double(), a, atol=1e-5)
 
 
 def test_theorem_3_2_one_step_on_idealised_embedding():
@@ -120,14 +158,36 @@ def test_theorem_3_2_one_step_on_idealised_embedding():
     U[:2, 1] = torch.tensor([1.0, -1])
     U[:2, 2] = torch.tensor([-1.0, -1])
     tr, te = X.xor_data(n, p, 0), X.xor_data(500, p, 1)
-    r = X.target_fl(U, tr, te, 0.05, m=512, v_init=0.05, lr=5.0, steps=1, seed=0)
+    r = train_target_fl(U, tr, te, 0.05, m=512, v_init=0.05, lr=5.0, steps=1, seed=0)
     assert r["train_acc"][1] == 1.0 and r["test_acc"][1] >= 0.99
+
+
+def test_target_fl_step_is_plain_gd():
+    """One step of :func:`xor_net.target_fl` is V ← V − lr·∇V of mean exp(−y aᵀφ(Vᵀz)), the
+    gradient written out by hand (a and V drawn as the function draws them)."""
+    p, m, k, lr, eps = 40, 16, 3, 0.7, 0.3
+    U = torch.randn(p, k, generator=torch.Generator().manual_seed(2))
+    tr, te = X.xor_data(25, p, 0), X.xor_data(30, p, 1)
+    r = train_target_fl(U, tr, te, eps, m=m, v_init=0.4, lr=lr, steps=1, seed=5)
+    g = torch.Generator().manual_seed(5)
+    a = ((torch.randint(0, 2, (m,), generator=g).float() * 2 - 1) / math.sqrt(m)).double()
+    V = ((torch.randint(0, 2, (k, m), generator=g).float() * 2 - 1) * 0.4).double()
+    z = (tr.x(eps) @ U).double()
+    pre = z @ V
+    f = torch.relu(pre) @ a
+    dL_df = -tr.y.double() * torch.exp(-tr.y.double() * f) / len(f)
+    V1 = V - lr * (z.T @ (dL_df[:, None] * (pre > 0) * a))
+    zte = (te.x(eps) @ U).double()
+    assert np.allclose(r["z_test"], zte.numpy(), atol=1e-5)
+    for t, Vt in ((0, V), (1, V1)):
+        acc = float((torch.sign(torch.relu(zte @ Vt) @ a) == te.y.double()).double().mean())
+        assert r["test_acc"][t] == pytest.approx(acc)
 
 
 def test_fixed_embeddings():
     """Sec. 2.1: unit norm; binary has ⌈log₂(p−1)⌉+1 = 8 bits and binary(0) = 0; Fourier has
     14 coordinates at the 7 smallest primes."""
-    b, f = GF.binary(113), GF.fourier(113)
+    b, f = embeddings.binary(113), embeddings.fourier(113)
     assert b.shape == (113, 8) and np.all(b[0] == 0)
     assert np.allclose(np.linalg.norm(b[1:], axis=1), 1)
     assert f.shape == (113, 14) and np.allclose(np.linalg.norm(f, axis=1), 1)
@@ -143,7 +203,7 @@ def test_pntk_equals_literal_gradient_loop():
     def fwd(pr, xx):
         return G.forward({k: v.unsqueeze(0) for k, v in pr.items()}, spec, xx)[0]
 
-    K = GF.pntk(fwd, P, x)
+    K = pntk.pntk(fwd, P, x)
     rows = []
     for i in range(6):
         Q = {k: v.clone().requires_grad_(True) for k, v in P.items()}
@@ -151,27 +211,51 @@ def test_pntk_equals_literal_gradient_loop():
         rows.append(torch.cat([t.reshape(-1) for t in torch.autograd.grad(g, list(Q.values()))]))
     J = torch.stack(rows)
     assert torch.allclose(K, J @ J.T, atol=1e-4)
-    assert abs(GF.kernel_distance(K, K)) < 1e-6
+    assert abs(pntk.kernel_distance(K, K)) < 1e-6
 
 
 def test_flops_a41_reproduces_paper_numbers():
-    from companion.experiments.groktransfer import flops_a41
-
-    f = flops_a41()
+    f = ex.flops_a41()
     assert f["weak_fwd"] == 1436 and f["N"] == 6291456
     assert 0.09 < f["ratio"] < 0.11
 
 
 def test_time_gap_and_selection():
     ep = np.array([0, 10, 20, 30])
-    assert G.time_gap(ep, np.array([0, 0.96, 1, 1]), np.array([0, 0, 0.5, 0.97])) == 20
-    assert G.first_epoch(ep, np.zeros(4), 0.5) == math.inf
+    assert ex.time_gap(ep, np.array([0, 0.96, 1, 1]), np.array([0, 0, 0.5, 0.97])) == 20
+    assert first_crossing(ep, np.zeros(4), 0.5, never=math.inf) == math.inf
     h = {"epoch": ep, "snapshot_epoch": np.array([0, 20]), "test_acc": np.array([[0, .1, .2, .3], [0, .5, .6, .1]]),
-         "train_acc": np.ones((2, 4)), "snapshots": np.zeros((2, 2, 3, 1))}
-    s = G.select_weak(h, "best")
+         "train_acc": np.ones((2, 4)), "snapshots": np.arange(2 * 2 * 3).reshape(2, 2, 3, 1)}
+    s = ex.select_weak(h, "best")  # highest test accuracy over (member, snapshot): member 1 at epoch 20
+    assert (s["member"], s["epoch"], s["test_acc"]) == (1, 20, 0.6) and np.array_equal(s["A"], h["snapshots"][1, 1])
+    s = ex.select_weak(h, "first", 0.15)  # first snapshot where some member has ≥ 0.15: epoch 20, member 0 first
+    assert (s["member"], s["epoch"], s["test_acc"]) == (0, 20, 0.2)
+    s = ex.select_weak(h, "first", 0.9)  # nobody reaches 0.9: falls back to the best
     assert (s["member"], s["epoch"]) == (1, 20)
-    s = G.select_weak(h, "first", 0.15)
-    assert (s["member"], s["epoch"]) == (0, 20) or s["test_acc"] >= 0.15
+
+
+def test_ensemble_stops_at_the_first_logged_epoch_some_member_reaches():
+    """``stop_at`` with ``stop_any``: the history ends at the first logged epoch t > 0 at which
+    some member's test accuracy reaches the threshold (a longer run shows which one that is)."""
+    spec = G.FNNSpec("table", 11, 3, (8,), 11)
+    d = _toy_data()
+    P = G.init_params(spec, [1.0, 0.5], seed=3)
+    full = train_ensemble(P, spec, d, 5e-2, 0.1, 150, 3)
+    t = first_crossing(full["epoch"][1:], full["test_acc"].max(0)[1:], 0.3)
+    stopped = train_ensemble(P, spec, d, 5e-2, 0.1, 150, 3, stop_at=0.3, stop_any=True)
+    assert stopped["epoch"][-1] == t
+    assert np.array_equal(stopped["test_acc"], full["test_acc"][:, : len(stopped["epoch"])])
+
+
+def test_misspelt_kinds_are_refused():
+    """A misspelt target or transformer kind raises the one-line error instead of training
+    something else."""
+    with pytest.raises(ParameterError, match="valid target kinds"):
+        ex.TargetBatch(kind="tranfser")
+    with pytest.raises(ParameterError, match="valid transformer kinds"):
+        ex.TransformerRun(kind="scrach")
+    with pytest.raises(ParameterError):
+        ex.TargetBatch(select="worst")
 
 
 def test_sparse_parity_labels():

@@ -1,13 +1,34 @@
-"""Figures of the GrokTransfer chapter (Xu et al. 2025). Each takes experiment results (plain
-dicts) and returns a Figure; nothing is computed here beyond slicing and PCA for display."""
+"""Figures and tables of the GrokTransfer chapter (Xu et al. 2025). Each takes experiment
+results (plain dicts) or their summaries (:mod:`companion.experiments.groktransfer`) and returns
+a Figure or a Markdown table/note; nothing is computed here beyond slicing and PCA for display."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from companion.figures.groktransfer_tables import (  # noqa: F401  (the chapter's tables and notes)
+    ablations_note,
+    delays_note,
+    digits_note,
+    embedding_notes,
+    fig7_table,
+    fig8_note,
+    flops_note,
+    neurons_note,
+    one_step_note,
+    parity_note,
+    parity_transformer_note,
+    ratio_table,
+    selection_table,
+    table1,
+    two_neuron_note,
+)
 from companion.plotting import TEST, TRAIN, paper_title, subplots, sweep_colors
 
 SCRATCH_C, GT_C, GF_C, RND_C = "#1f77b4", "#d62728", "#2ca02c", "#7f7f7f"
+#: legend labels of the transformer runs, by role
+TF_LABELS = {"transfer": "GrokTransfer", "scratch": "from scratch", "grokfast": "GrokFast", "random": "random A·B",
+             "transfer_30": "GrokTransfer, 30% checkpoint"}
 
 
 def _curve(ax, x, train, test, color, label, logx=True):
@@ -22,7 +43,7 @@ def _curve(ax, x, train, test, color, label, logx=True):
 
 
 def fig1a():
-    """The GrokTransfer pipeline (Sec. 2.2), drawn."""
+    """Paper Fig. 1a: the GrokTransfer pipeline (Sec. 2.2), drawn."""
     fig, axs = subplots(1, 1, width=9, height=2.8)
     ax = axs[0, 0]
     ax.axis("off")
@@ -43,6 +64,7 @@ def fig1a():
 
 
 def fig1b(gt: dict, sc: dict, ref="Fig. 1b", title="modular addition"):
+    """Paper Fig. 1b: GrokTransfer vs scratch target curves (member 0 of each batch)."""
     fig, axs = subplots(1, 1, width=6, height=3.8)
     ax = axs[0, 0]
     _curve(ax, sc["epoch"], sc["train_acc"][0], sc["test_acc"][0], SCRATCH_C, "from scratch")
@@ -53,6 +75,7 @@ def fig1b(gt: dict, sc: dict, ref="Fig. 1b", title="modular addition"):
 
 
 def fig2(res: dict, ref="Fig. 2"):
+    """Paper Fig. 2: accuracy curves on the four fixed embeddings (a skipped one says why)."""
     kinds = list(res)
     fig, axs = subplots(1, len(kinds), width=3.4, height=3.0)
     for ax, k in zip(axs[0], kinds):
@@ -68,6 +91,7 @@ def fig2(res: dict, ref="Fig. 2"):
 
 
 def fig3(res: dict):
+    """Paper Fig. 3: pNTK kernel distance from initialisation, one curve per fixed embedding."""
     fig, axs = subplots(1, 1, width=5.5, height=3.5)
     ax = axs[0, 0]
     for (k, r), c in zip(((k, r) for k, r in res.items() if "skipped" not in r), sweep_colors(4, "tab10")):
@@ -90,6 +114,7 @@ def _lin(ax, r, t="target"):
 
 
 def fig4(wide: dict, weak: dict):
+    """Paper Fig. 4: (a) the wide XOR net, (b) the 3-neuron weak net, (c) its neurons."""
     fig, axs = subplots(1, 3, width=4.0, height=3.3)
     _lin(axs[0, 0], wide)
     paper_title(axs[0, 0], "Fig. 4a", "wide net from scratch")
@@ -113,6 +138,7 @@ def fig4(wide: dict, weak: dict):
 
 
 def fig5(weak: dict, rows: list, slopes: dict):
+    """Paper Fig. 5: (a) Uᵀx of test points, (b, c) r_W against p and n (nets that learned)."""
     fig, axs = subplots(1, 3, width=4.0, height=3.6)
     ax_p, ax_n = axs[0, 1], axs[0, 2]
     axs[0, 0].remove()
@@ -139,6 +165,7 @@ def fig5(weak: dict, rows: list, slopes: dict):
 
 
 def fig6(weaks: list, gts: list, scs: list, titles: list, sels: list):
+    """Paper Fig. 6: per task, the weak model (transferred checkpoint dotted) and the targets."""
     fig, axs = subplots(2, 3, width=4.0, height=3.2)
     for j, (w, gt, sc, t, sel) in enumerate(zip(weaks, gts, scs, titles, sels)):
         m = sel["member"]
@@ -155,16 +182,17 @@ def fig6(weaks: list, gts: list, scs: list, titles: list, sels: list):
     return fig
 
 
-def fig7(table: list):
+def fig7(sweep):
+    """Paper Fig. 7: weak checkpoint's test accuracy, the target's final one and 1/TimeGap."""
     fig, axs = subplots(1, 1, width=6, height=3.6)
     ax = axs[0, 0]
-    ep = [r["checkpoint"] for r in table]
-    ax.plot(ep, [r["weak_test"] for r in table], "o-", color=TRAIN, label="weak test acc")
-    ax.plot(ep, [r["target_final_test"] for r in table], "s-", color=TEST, label="target final test acc")
+    ep = [r.checkpoint for r in sweep.rows]
+    ax.plot(ep, [r.weak_test for r in sweep.rows], "o-", color=TRAIN, label="weak test acc")
+    ax.plot(ep, [r.target_final_test for r in sweep.rows], "s-", color=TEST, label="target final test acc")
     ax.set_xlabel("weak-model checkpoint (epoch)")
     ax.set_ylabel("accuracy")
     ax2 = ax.twinx()
-    ax2.plot(ep, [r["inv_gap"] for r in table], "^--", color="k", label="1/TimeGap")
+    ax2.plot(ep, [r.inv_gap for r in sweep.rows], "^--", color="k", label="1/TimeGap")
     ax2.set_ylabel("1 / TimeGap")
     ax.legend(loc="center right", fontsize=8)
     ax2.legend(loc="lower right", fontsize=8)
@@ -173,6 +201,7 @@ def fig7(table: list):
 
 
 def tf_panel(ax, runs: dict, labels: dict, ref: str, title: str):
+    """Paper Figs. 8, 13, 16: one panel of transformer runs, by role."""
     colors = {"transfer": GT_C, "scratch": SCRATCH_C, "grokfast": GF_C, "random": RND_C, "transfer_30": "#ff9896"}
     for k, r in runs.items():
         _curve(ax, r["step"], r["train_acc"], r["test_acc"], colors[k], labels.get(k, k))
@@ -181,12 +210,13 @@ def tf_panel(ax, runs: dict, labels: dict, ref: str, title: str):
 
 
 def two_panels(width=5.0, height=3.5):
+    """A figure with two panels side by side (Figs. 8, 13, 16)."""
     fig, axs = subplots(1, 2, width=width, height=height)
     return fig, axs[0]
 
 
 def fig9_10_11(weak: dict, ms: tuple):
-    """Target f_L dynamics for the weak nets with the given neuron counts, one panel each."""
+    """Paper Figs. 9–11: target f_L dynamics for the weak nets with the given neuron counts."""
     fig, axs = subplots(1, len(ms), width=4.0, height=3.2)
     for ax, m in zip(axs[0], ms):
         _lin(ax, weak[m]["target"])
@@ -195,6 +225,7 @@ def fig9_10_11(weak: dict, ms: tuple):
 
 
 def fig10(weak1: dict):
+    """Paper Fig. 10: the 1-neuron weak net, its neuron, and the target on its 1-D embedding."""
     fig, axs = subplots(1, 3, width=3.8, height=3.2)
     _lin(axs[0, 0], weak1)
     paper_title(axs[0, 0], "Fig. 10", "1-neuron weak model")
@@ -207,6 +238,7 @@ def fig10(weak1: dict):
 
 
 def fig11(weak1: dict, weak2: dict):
+    """Paper Fig. 11: test data under the 1- and 2-neuron embeddings, and the 2-neuron target."""
     fig, axs = subplots(1, 3, width=3.8, height=3.2)
     for ax, w, d in ((axs[0, 0], weak1, 1), (axs[0, 1], weak2, 2)):
         t = w["target"]
@@ -228,7 +260,7 @@ def fig11(weak1: dict, weak2: dict):
 
 
 def fig12(A: np.ndarray):
-    """PCA of the weak model's 4-D embedding, points labelled by the integer."""
+    """Paper Fig. 12: PCA of the weak model's 4-D embedding, points labelled by the integer."""
     Ac = A - A.mean(0)
     u, s, vt = np.linalg.svd(Ac, full_matrices=False)
     z = Ac @ vt[:2].T
@@ -245,6 +277,7 @@ def fig12(A: np.ndarray):
 
 
 def fig14(res: dict):
+    """Paper Fig. 14: the weak digits MLP and the GrokTransfer / scratch targets."""
     fig, axs = subplots(1, 2, width=4.5, height=3.4)
     _curve(axs[0, 0], res["weak"]["epoch"], res["weak"]["train_acc"][0], res["weak"]["test_acc"][0], TEST, "weak")
     paper_title(axs[0, 0], "Fig. 14", "weak 2-layer MLP")
@@ -257,6 +290,7 @@ def fig14(res: dict):
 
 
 def fig15(rnd_fnn: dict, rnd_tf: dict, merge: dict, same: dict, sc: dict, merge_at: int):
+    """Paper Fig. 15: (a) random A·B, (b) A·B merged into E_T, (c) weak d_embed = target's."""
     fig, axs = subplots(1, 3, width=4.0, height=3.3)
     _curve(axs[0, 0], rnd_fnn["epoch"], rnd_fnn["train_acc"][0], rnd_fnn["test_acc"][0], RND_C, "MLP, random A·B")
     _curve(axs[0, 0], rnd_tf["step"], rnd_tf["train_acc"], rnd_tf["test_acc"], "#8c564b", "TF, random A·B")
@@ -269,4 +303,39 @@ def fig15(rnd_fnn: dict, rnd_tf: dict, merge: dict, same: dict, sc: dict, merge_
     _curve(axs[0, 2], sc["epoch"], sc["train_acc"][0], sc["test_acc"][0], SCRATCH_C, "from scratch")
     axs[0, 2].legend(fontsize=7)
     paper_title(axs[0, 2], "Fig. 15c", "weak $d_{embed}$ = target's")
+    return fig
+
+
+def fig8(runs_8a: dict, runs_8b: dict):
+    """Paper Fig. 8: (a) GrokTransfer vs scratch, (b) GrokTransfer vs GrokFast (random A·B left out)."""
+    fig, axs = two_panels()
+    tf_panel(axs[0], runs_8a, TF_LABELS, "Fig. 8a", "GrokTransfer vs scratch")
+    tf_panel(axs[1], {k: v for k, v in runs_8b.items() if k != "random"}, TF_LABELS, "Fig. 8b",
+             "GrokTransfer vs GrokFast")
+    return fig
+
+
+def fig9(weak: dict):
+    """Paper Fig. 9: the target f_L on the 3-neuron embedding."""
+    fig = fig9_10_11(weak, (3,))
+    fig.axes[0].set_title("Paper Fig. 9 — target $f_L$ on the 3-neuron embedding")
+    return fig
+
+
+def fig13(runs_mul: dict, parity: dict):
+    """Paper Fig. 13: (left) transformers on multiplication, (right) transformers on parity."""
+    fig, axs = two_panels()
+    tf_panel(axs[0], runs_mul, TF_LABELS, "Fig. 13 left", "multiplication")
+    for L, c in zip(parity, ("#1f77b4", "#ff7f0e")):
+        _curve(axs[1], parity[L]["step"], parity[L]["train_acc"], parity[L]["test_acc"], c, f"{L}-layer TF")
+    axs[1].legend(fontsize=7)
+    axs[1].set_title("Paper Fig. 13 right — parity, from scratch")
+    return fig
+
+
+def fig16(runs_mul: dict):
+    """Paper Fig. 16: GrokTransfer vs GrokFast on multiplication."""
+    fig, axs = two_panels()
+    tf_panel(axs[0], runs_mul, TF_LABELS, "Fig. 16", "multiplication: GrokTransfer vs GrokFast")
+    axs[1].axis("off")
     return fig

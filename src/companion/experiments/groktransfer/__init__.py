@@ -1,0 +1,133 @@
+"""Experiments of "Let Me Grok for You" (Xu, Ni, Wang & Hu, ICLR 2025), one module per figure
+group: configurations whose defaults are the paper's values (App. A.3; unspecified values are
+ours, marked), the reduced profiles as literal ``replace`` of them, the cached experiment
+functions the chapter calls, and per-figure summaries.
+
+* :mod:`.common` — the (init, lr, wd) triple, the weak model, weak-checkpoint selection, delays;
+* :mod:`.modular` — modular FNNs: Figs. 1b, 6a/b, 7, 12, 15, Table 1;
+* :mod:`.fixed_embeddings` — Figs. 2, 3; :mod:`.xor` — Figs. 4, 5, 9–11;
+* :mod:`.parity` — Fig. 6c; :mod:`.transformers` — Figs. 8, 13, 15a, 16; :mod:`.digits` — Fig. 14.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from companion.experiments.groktransfer.common import (  # noqa: F401  (the chapter's names)
+    Delays,
+    Hyperparams,
+    Split,
+    TransferDelays,
+    WeakModel,
+    delays,
+    first_member_delays,
+    seeded,
+    select_weak,
+    selection_record,
+    time_gap,
+    transfer_delays,
+)
+from companion.experiments.groktransfer.digits import DIGITS, Digits, DigitsGaps, digits, digits_gaps  # noqa: F401
+from companion.experiments.groktransfer.fixed_embeddings import (  # noqa: F401
+    FIG2,
+    FixedEmbeddings,
+    FixedEmbeddingSummary,
+    FixedRun,
+    fig2,
+    fixed_embedding_summary,
+)
+from companion.experiments.groktransfer.modular import (  # noqa: F401
+    FIG1B,
+    FIG6,
+    FIG15,
+    Ablations,
+    CheckpointSweep,
+    Cost,
+    TargetBatch,
+    TransferPair,
+    checkpoint_sweep,
+    cost,
+    flops_a41,
+    fnn_targets,
+    multiplication_deviation,
+    transferred_embedding,
+    weak_modular,
+)
+from companion.experiments.groktransfer.parity import PARITY, Parity, parity  # noqa: F401
+from companion.experiments.groktransfer.transformers import (  # noqa: F401
+    TF_RUNS,
+    TFPAR,
+    ParityTransformerDelays,
+    TransformerParity,
+    TransformerRace,
+    TransformerRun,
+    grokfast_deviation,
+    parity_transformer_delays,
+    test_epoch,
+    tf_parity,
+    tf_run,
+    tf_runs,
+    transformer_race,
+    transformer_results,
+)
+from companion.experiments.groktransfer.xor import (  # noqa: F401
+    RATIO,
+    XOR,
+    NormRatioConfig,
+    RatioSlopes,
+    XORConfig,
+    XORSummary,
+    loglog_slope,
+    ratio_slopes,
+    xor_ratio,
+    xor_summary,
+    xor_weak,
+    xor_wide,
+)
+
+
+def departures_table(profile: str):
+    """:func:`companion.profiles.departures_table` of every experiment of the chapter."""
+    from companion.profiles import departures_table as table
+
+    pairs = {"Fig. 1b GrokTransfer": (FIG1B["add"][profile].transfer, FIG1B["add"]["paper"].transfer),
+             "Fig. 1b scratch": (FIG1B["add"][profile].scratch, FIG1B["add"]["paper"].scratch),
+             "Fig. 6a GrokTransfer": (FIG6["add"][profile].transfer, FIG6["add"]["paper"].transfer),
+             "Fig. 6a scratch": (FIG6["add"][profile].scratch, FIG6["add"]["paper"].scratch),
+             "Fig. 6b GrokTransfer": (FIG6["mul"][profile].transfer, FIG6["mul"]["paper"].transfer),
+             "Fig. 2/3": (FIG2[profile], FIG2["paper"]), "Fig. 6c parity": (PARITY[profile], PARITY["paper"]),
+             "Figs. 4, 9–11 XOR": (XOR[profile], XOR["paper"]), "Fig. 5b/c": (RATIO[profile], RATIO["paper"]),
+             "Fig. 13 right": (TFPAR[profile], TFPAR["paper"]), "Fig. 14": (DIGITS[profile], DIGITS["paper"])}
+    for fig in ("8a", "8b"):
+        here, paper = tf_runs(profile, "add", fig), tf_runs("paper", "add", fig)
+        pairs |= {f"Fig. {fig} {k}": (here[k], paper.get(k, paper["transfer"])) for k in here}
+    return table(pairs, profile)
+
+
+def fig15_results(profile: str, seed: int, device: str) -> dict:
+    """Fig. 15's three ablation batches (:data:`FIG15`), by name."""
+    ab = FIG15[profile]
+    return {"random": fnn_targets(seeded(ab.random, seed), device),
+            "merge": fnn_targets(seeded(ab.merge, seed), device),
+            "same_dim": fnn_targets(seeded(ab.same_dim, seed), device)}
+
+
+def run_all(profile: str = "cpu", device: str = "cpu", seed: int = 0) -> None:
+    """Compute every experiment the chapter shows (fills the cache)."""
+    for op in ("add", "mul"):
+        for pair in (FIG1B[op][profile], FIG6[op][profile]):
+            fnn_targets(replace(pair.transfer, seed=seed), device)
+            fnn_targets(replace(pair.scratch, seed=seed), device)
+    ab = FIG15[profile]
+    for c in (ab.random, ab.merge, ab.same_dim):
+        fnn_targets(replace(c, seed=seed), device)
+    fig2(replace(FIG2[profile], seed=seed), device)
+    xor_wide(replace(XOR[profile], seed=seed), device)
+    xor_weak(replace(XOR[profile], seed=seed), device)
+    xor_ratio(replace(RATIO[profile], seed=seed), device)
+    parity(replace(PARITY[profile], seed=seed), device)
+    for op, fig in (("add", "8a"), ("add", "8b"), ("mul", "8a"), ("mul", "8b")):
+        for c in tf_runs(profile, op, fig).values():
+            tf_run(replace(c, seed=seed), device)
+    tf_parity(replace(TFPAR[profile], seed=seed), device)
+    digits(replace(DIGITS[profile], seed=seed), device)

@@ -1,0 +1,124 @@
+"""GrokTransfer Figs. 2 and 3 (Xu et al. 2025, A.3.1): a 3-layer FNN on four fixed integer
+embeddings, its accuracy and the change of its empirical NTK."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from companion.cache import experiment
+from companion.experiments.groktransfer.common import Delays, Hyperparams, Split, delays
+from companion.models import fnn
+from companion.train.groktransfer import train_ensemble
+
+
+@dataclass(frozen=True)
+class FixedRun:
+    """One fixed embedding and the (init, lr, wd) the paper selected for it."""
+
+    kind: str  # onehot | binary | fourier | text (companion.data.embeddings.KINDS)
+    hyper: Hyperparams  # the paper's configuration for this embedding
+
+    def __post_init__(self):
+        from companion.data.embeddings import KINDS
+        from companion.settings import one_of
+
+        one_of("embedding", self.kind, KINDS)
+
+
+@dataclass(frozen=True)
+class FixedEmbeddings:
+    """Fig. 2/3 (A.3.1): 3-layer width-512 FNN on frozen, unit-norm embeddings [e_a; e_b];
+    configs (init, lr, wd) selected by the paper; epochs unspecified -> 10⁴; pNTK on a fixed
+    probe set of training inputs [proposal]."""
+
+    p: int = 113  # the modulus (addition)
+    train_frac: float = 0.25  # fraction of the p² pairs used for training
+    width: int = 512  # hidden width (two hidden layers)
+    runs: tuple = (FixedRun("onehot", Hyperparams(0.2, 0.01, 5.0)), FixedRun("binary", Hyperparams(0.3, 0.01, 1.0)),
+                   FixedRun("fourier", Hyperparams(0.5, 0.1, 0.1)), FixedRun("text", Hyperparams(1.3, 0.01, 1.0)))
+    epochs: int = 10_000  # full-batch AdamW steps [unspecified]
+    ntk_every: int = 100  # epochs between pNTK measurements
+    ntk_probes: int = 100  # training inputs the pNTK is measured on (the first ones)
+    eval_every: int = 10  # epochs between logged accuracies
+    stop_at: float | None = None  # end a run once its test accuracy reaches this (saves time only)
+    seed: int = 0  # data split and init
+
+
+FIXED_PAPER = FixedEmbeddings()
+FIXED_CPU = replace(
+    FIXED_PAPER,
+    width=128,
+    epochs=1000,
+    ntk_probes=48,
+    stop_at=0.99,
+)
+FIXED_SMOKE = replace(
+    FIXED_PAPER,
+    width=16,
+    epochs=30,
+    ntk_every=10,
+    ntk_probes=8,
+    stop_at=0.99,
+)
+FIG2 = {"paper": FIXED_PAPER, "cpu": FIXED_CPU, "smoke": FIXED_SMOKE}
+
+
+@experiment
+def fig2(cfg: FixedEmbeddings, device: str = "cpu") -> dict:
+    """Figs. 2 and 3: train one FNN per fixed embedding; record accuracies and the pNTK kernel
+    distance from initialisation."""
+    from companion.data import embeddings
+    from companion.data.modular import modular_arithmetic
+    from companion.measures import pntk
+
+    d = embeddings.Pairs(modular_arithmetic(cfg.p, "add", cfg.train_frac, cfg.seed))
+    out = {}
+    for run in cfg.runs:
+        E, note = embeddings.embedding(run.kind, cfg.p)
+        if E is None:
+            out[run.kind] = {"skipped": note}
+            continue
+        data = Split(embeddings.pair_features(E, d.train_x), d.train_y, embeddings.pair_features(E, d.test_x),
+                     d.test_y)
+        spec = fnn.FNNSpec("fixed", data.train_x.shape[1], 0, (cfg.width, cfg.width), cfg.p)
+        probes = data.train_x[: cfg.ntk_probes].to(device)
+        K0 = {}
+
+        def ntk(P, spec=spec, probes=probes, K0=K0):
+            def fwd(pr, x):
+                return fnn.forward({k: v.unsqueeze(0) for k, v in pr.items()}, spec, x)[0]
+            K = pntk.pntk(fwd, {k: v[0].detach() for k, v in P.items()}, probes)
+            K0.setdefault("K", K)
+            return np.array([pntk.kernel_distance(K, K0["K"])])
+
+        P = fnn.init_params(spec, [run.hyper.init_scale], cfg.seed)
+        c0 = time.process_time()
+        h = train_ensemble(P, spec, data, run.hyper.lr, run.hyper.weight_decay, cfg.epochs, cfg.eval_every,
+                               device=device, measure=ntk, measure_every=cfg.ntk_every, stop_at=cfg.stop_at)
+        h.pop("params")
+        out[run.kind] = {**{k: (v[0] if k != "epoch" and k != "measure_epoch" else v) for k, v in h.items()},
+                         "note": note, "cpu_s": time.process_time() - c0}
+    return out
+
+
+@dataclass(frozen=True)
+class FixedEmbeddingSummary:
+    """Figs. 2, 3: the 90% delays of the one-hot and Fourier runs, and the smallest final pNTK
+    kernel distance over the runs that ran (and measured a finite one)."""
+
+    onehot: Delays
+    fourier: Delays
+    min_final_ntk_distance: float
+
+
+def fixed_embedding_summary(res: dict) -> FixedEmbeddingSummary:
+    """:class:`FixedEmbeddingSummary` of a :func:`fig2` result."""
+    last = [r["measure"][-1] for r in res.values() if "skipped" not in r and np.isfinite(r["measure"][-1])]
+    return FixedEmbeddingSummary(
+        delays(res["onehot"]["epoch"], res["onehot"]["train_acc"], res["onehot"]["test_acc"]),
+        delays(res["fourier"]["epoch"], res["fourier"]["train_acc"], res["fourier"]["test_acc"]),
+        float(min(last)) if last else math.nan)

@@ -1,0 +1,399 @@
+"""Modular-arithmetic FNNs of GrokTransfer (Xu et al. 2025): the weak model and the batches of
+targets of Figs. 1b, 6a/b, 7, 12, 15 and Table 1; their profiles; the Fig. 7 and Table 1
+summaries.
+
+Every run is a small, separately cached piece (a weak model, a batch of targets), so a piece
+shared by several figures (at the reduced profiles Figs. 1b, 6a and 7 use the same runs) is
+computed once.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+import torch
+
+from companion.cache import experiment
+from companion.data.embeddings import Pairs
+from companion.events import first_crossing
+from companion.experiments.groktransfer.common import (
+    SELECTION_RULES,
+    Hyperparams,
+    WeakModel,
+    select_weak,
+    selection_record,
+    time_gap,
+)
+from companion.models import fnn
+from companion.train.groktransfer import train_ensemble
+
+TARGET_KINDS = ("transfer", "scratch", "random", "merge")
+
+
+@dataclass(frozen=True)
+class TargetBatch:
+    """A batch of 3-layer FNN targets, (d_embed, width) = (128, 512), on one weak model's task.
+
+    ``kind``: ``transfer`` (E = A·B, A = weak checkpoint; ``checkpoints`` -1 = the selected
+    one), ``scratch`` (trainable table), ``random`` (A·B with A random, Fig. 15a), ``merge``
+    (transfer, then A·B merged into a table at ``merge_at``, Fig. 15b). One member per entry
+    of ``hypers`` (× ``checkpoints`` for transfer and merge).
+    """
+
+    weak: WeakModel = WeakModel()  # the weak model (and the task) the targets are trained on
+    kind: str = "transfer"  # one of TARGET_KINDS
+    hypers: tuple = (Hyperparams(0.3, 1e-3, 1.0),)  # one member per entry
+    checkpoints: tuple = (-1,)  # weak epochs whose embedding is transferred (-1: the selected one)
+    select: str = "best"  # weak-checkpoint selection rule (common.SELECTION_RULES)
+    epochs: int = 10_000  # full-batch AdamW steps
+    d_embed: int = 128  # d_T
+    width: int = 512  # hidden width (two hidden layers)
+    merge_at: int = 100  # merge: the epoch at which A·B becomes a plain table (Fig. 15b)
+    eval_every: int = 10  # epochs between logged accuracies
+    random_seed_offset: int = 7  # random: A is drawn with seed + this
+    seed: int = 0  # target init
+
+    def __post_init__(self):
+        from companion.settings import one_of
+
+        one_of("target kind", self.kind, TARGET_KINDS)
+        one_of("selection rule", self.select, SELECTION_RULES)
+
+
+def _data(w: WeakModel) -> Pairs:
+    from companion.data.modular import modular_arithmetic
+
+    return Pairs(modular_arithmetic(w.p, w.op, w.train_frac, w.seed))
+
+
+def weak_spec(w: WeakModel) -> fnn.FNNSpec:
+    """W₂φ(W₁[E_a; E_b]) with E ∈ ℝ^{p×d_W}."""
+    return fnn.FNNSpec("table", w.p, w.d_embed, (w.width,), w.p)
+
+
+@experiment
+def weak_modular(cfg: WeakModel, device: str = "cpu") -> dict:
+    """Figs. 1b, 6, 7, 8, 12, Table 1: train ``n_seeds`` weak models at once, keeping embedding
+    snapshots; select two checkpoints: the best (Figs. 1b, 6, 7) and the first at
+    ``first_threshold`` test accuracy (Fig. 8)."""
+    data = _data(cfg)
+    P = fnn.init_params(weak_spec(cfg), [cfg.hyper.init_scale] * cfg.n_seeds, cfg.seed + cfg.init_seed_offset)
+    t0, c0 = time.perf_counter(), time.process_time()
+    h = train_ensemble(P, weak_spec(cfg), data, cfg.hyper.lr, cfg.hyper.weight_decay, cfg.epochs,
+                           cfg.eval_every, snapshot_every=cfg.snapshot_every, device=device)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    h.pop("params")
+    return {**h, "best": select_weak(h, "best"), "first": select_weak(h, "first", cfg.first_threshold),
+            "wall_s": wall / cfg.n_seeds, "cpu_s": cpu / cfg.n_seeds}
+
+
+def target_spec(t: TargetBatch, lowrank: bool) -> fnn.FNNSpec:
+    """W₃φ(W₂φ(W₁[E_a; E_b])) with E a table or A·B (rank d_W)."""
+    p = t.weak.p
+    return fnn.FNNSpec("lowrank" if lowrank else "table", p, t.d_embed, (t.width, t.width), p,
+                       rank=t.weak.d_embed)
+
+
+@experiment
+def fnn_targets(cfg: TargetBatch, device: str = "cpu") -> dict:
+    """Figs. 1b, 6a/b, 7, 15, Table 1: train a batch of target FNNs (see :class:`TargetBatch`);
+    curves per member."""
+    data = _data(cfg.weak)
+    members = [(h, c) for h in cfg.hypers for c in cfg.checkpoints] if cfg.kind in ("transfer", "merge") \
+        else [(h, None) for h in cfg.hypers]
+    inits, lrs, wds = (torch.tensor([getattr(h, k) for h, _ in members]) for k in ("init_scale", "lr", "weight_decay"))
+    A, sel = None, None
+    if cfg.kind in ("transfer", "merge"):
+        wk = weak_modular(cfg.weak, device)
+        sel = wk[cfg.select]
+        snaps = wk["snapshots"][:, sel["member"]]
+        A = torch.stack([torch.as_tensor(sel["A"] if c == -1 else snaps[list(wk["snapshot_epoch"]).index(c)])
+                         for _, c in members])
+    elif cfg.kind == "random":
+        g = torch.Generator().manual_seed(cfg.seed + cfg.random_seed_offset)
+        A = torch.randn(len(members), cfg.weak.p, cfg.weak.d_embed, generator=g) * inits.view(-1, 1, 1)
+    lowrank = A is not None
+    spec = target_spec(cfg, lowrank)
+    P = fnn.init_params(spec, inits, cfg.seed, A=A)
+    t0, c0 = time.perf_counter(), time.process_time()
+    first = cfg.merge_at if cfg.kind == "merge" else cfg.epochs
+    h = train_ensemble(P, spec, data, lrs, wds, first, cfg.eval_every, device=device)
+    if cfg.kind == "merge":  # Fig. 15b: E_T := A·B, then keep training a plain table (fresh AdamW)
+        Pm = {k: v for k, v in h["params"].items() if k not in ("A", "B")}
+        Pm["E"] = fnn.embedding_matrix(h["params"])
+        h2 = train_ensemble(Pm, target_spec(cfg, False), data, lrs, wds, cfg.epochs - cfg.merge_at,
+                                cfg.eval_every, device=device)
+        h = {"epoch": np.concatenate([h["epoch"], h2["epoch"][1:] + cfg.merge_at]),
+             **{k: np.concatenate([h[k], h2[k][:, 1:]], 1) for k in ("train_acc", "test_acc", "train_loss",
+                                                                       "test_loss")}}
+    h.pop("params", None)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {**h, "members": [(h_.init_scale, h_.lr, h_.weight_decay, c) for h_, c in members],
+            "selection": selection_record(sel),
+            "wall_s_per_epoch": wall / cfg.epochs / len(members), "cpu_s_per_epoch": cpu / cfg.epochs / len(members)}
+
+
+# ------------------------------------------------------------------------------ profiles
+@dataclass(frozen=True)
+class TransferPair:
+    """A GrokTransfer target batch and the scratch batch it is compared with."""
+
+    transfer: TargetBatch
+    scratch: TargetBatch
+
+
+WEAK_ADD = WeakModel()
+WEAK_ADD_CPU = replace(
+    WEAK_ADD,
+    epochs=1000,  # 10⁴ -> 10³
+    snapshot_every=50,
+)
+WEAK_ADD_SMOKE = replace(
+    WEAK_ADD,
+    epochs=60,
+    n_seeds=2,
+    snapshot_every=20,
+)
+WEAK_MUL = replace(WEAK_ADD, op="mul")
+WEAK_MUL_CPU = replace(
+    WEAK_MUL,
+    epochs=2000,  # multiplication's weak models are still improving at 1000 epochs
+    snapshot_every=50,
+)
+WEAK_MUL_SMOKE = replace(
+    WEAK_MUL,
+    epochs=60,
+    n_seeds=2,
+    snapshot_every=20,
+)
+
+#: the working configs at the reduced size (the spec's measured (32, 128) runs)
+TRANSFER_CPU, SCRATCH_CPU = Hyperparams(1.0, 1e-3, 1.0), Hyperparams(1.0, 5e-3, 3.0)
+FIG6A_SCRATCH_HYPER = Hyperparams(0.1, 0.1, 2.0)  # the paper's Fig. 6a scratch (init, lr, wd)
+FIG7_CHECKPOINTS = (100, 500, 800, 900, 1000, 1100, 1500, 2000)
+FIG7_CHECKPOINTS_CPU = (100, 300, 350, 400, 1000)
+
+# Fig. 1b (A.3.1): GrokTransfer (0.3, 0.005, 3) vs scratch (lr, wd) = (0.05, 3), init 1
+FIG1B_TRANSFER = TargetBatch(weak=WEAK_ADD, hypers=(Hyperparams(0.3, 5e-3, 3.0),))
+FIG1B_SCRATCH = TargetBatch(weak=WEAK_ADD, kind="scratch", hypers=(Hyperparams(1.0, 5e-2, 3.0),))
+FIG1B_MUL_TRANSFER = replace(FIG1B_TRANSFER, weak=WEAK_MUL)
+FIG1B_MUL_SCRATCH = replace(FIG1B_SCRATCH, weak=WEAK_MUL)
+# Fig. 6a/b (A.3.3): GrokTransfer (0.3, 1e-3, 1) add / (0.3, 5e-3, 3) mul; scratch (0.1, 0.1, 2);
+# the Fig. 7 checkpoints are batched with the addition target
+FIG6A_TRANSFER = TargetBatch(weak=WEAK_ADD, hypers=(Hyperparams(0.3, 1e-3, 1.0),), checkpoints=(-1,) + FIG7_CHECKPOINTS)
+FIG6A_SCRATCH = TargetBatch(weak=WEAK_ADD, kind="scratch", hypers=(FIG6A_SCRATCH_HYPER,))
+FIG6B_TRANSFER = TargetBatch(weak=WEAK_MUL, hypers=(Hyperparams(0.3, 5e-3, 3.0),))
+FIG6B_SCRATCH = replace(FIG6A_SCRATCH, weak=WEAK_MUL)
+
+# reduced profiles: one pair of runs per task serves Figs. 1b, 6 (and 7, Table 1): the target
+# (128, 512) -> (32, 128) with the working configs; the addition scratch batch runs the paper's
+# Fig. 6a scratch config beside the working one, the addition target the Fig. 7 checkpoints
+ADD_TRANSFER_CPU = replace(
+    FIG1B_TRANSFER,
+    weak=WEAK_ADD_CPU,
+    hypers=(TRANSFER_CPU,),
+    checkpoints=(-1,) + FIG7_CHECKPOINTS_CPU,
+    epochs=400,
+    d_embed=32,
+    width=128,
+)
+ADD_SCRATCH_CPU = replace(
+    FIG1B_SCRATCH,
+    weak=WEAK_ADD_CPU,
+    hypers=(SCRATCH_CPU, FIG6A_SCRATCH_HYPER),
+    epochs=1500,
+    d_embed=32,
+    width=128,
+)
+MUL_TRANSFER_CPU = replace(
+    FIG1B_MUL_TRANSFER,
+    weak=WEAK_MUL_CPU,
+    hypers=(TRANSFER_CPU,),
+    epochs=400,
+    d_embed=32,
+    width=128,
+)
+MUL_SCRATCH_CPU = replace(
+    FIG1B_MUL_SCRATCH,
+    weak=WEAK_MUL_CPU,
+    hypers=(SCRATCH_CPU,),
+    epochs=1500,
+    d_embed=32,
+    width=128,
+)
+ADD_TRANSFER_SMOKE = replace(
+    ADD_TRANSFER_CPU,
+    weak=WEAK_ADD_SMOKE,
+    checkpoints=(-1,),  # the Fig. 7 checkpoints within the smoke weak run's 60 epochs
+    epochs=40,
+    d_embed=8,
+    width=16,
+)
+ADD_SCRATCH_SMOKE = replace(
+    ADD_SCRATCH_CPU,
+    weak=WEAK_ADD_SMOKE,
+    epochs=40,
+    d_embed=8,
+    width=16,
+)
+MUL_TRANSFER_SMOKE = replace(
+    MUL_TRANSFER_CPU,
+    weak=WEAK_MUL_SMOKE,
+    epochs=40,
+    d_embed=8,
+    width=16,
+)
+MUL_SCRATCH_SMOKE = replace(
+    MUL_SCRATCH_CPU,
+    weak=WEAK_MUL_SMOKE,
+    epochs=40,
+    d_embed=8,
+    width=16,
+)
+
+#: Fig. 1b's recipe, per task and profile (addition: also Figs. 6a, 7, Table 1 at the reduced profiles)
+FIG1B = {
+    "add": {"paper": TransferPair(FIG1B_TRANSFER, FIG1B_SCRATCH),
+            "cpu": TransferPair(ADD_TRANSFER_CPU, ADD_SCRATCH_CPU),
+            "smoke": TransferPair(ADD_TRANSFER_SMOKE, ADD_SCRATCH_SMOKE)},
+    "mul": {"paper": TransferPair(FIG1B_MUL_TRANSFER, FIG1B_MUL_SCRATCH),
+            "cpu": TransferPair(MUL_TRANSFER_CPU, MUL_SCRATCH_CPU),
+            "smoke": TransferPair(MUL_TRANSFER_SMOKE, MUL_SCRATCH_SMOKE)},
+}
+#: Fig. 6a/b per task and profile (reduced profiles: the runs of FIG1B)
+FIG6 = {
+    "add": {"paper": TransferPair(FIG6A_TRANSFER, FIG6A_SCRATCH),
+            "cpu": TransferPair(ADD_TRANSFER_CPU, ADD_SCRATCH_CPU),
+            "smoke": TransferPair(ADD_TRANSFER_SMOKE, ADD_SCRATCH_SMOKE)},
+    "mul": {"paper": TransferPair(FIG6B_TRANSFER, FIG6B_SCRATCH),
+            "cpu": TransferPair(MUL_TRANSFER_CPU, MUL_SCRATCH_CPU),
+            "smoke": TransferPair(MUL_TRANSFER_SMOKE, MUL_SCRATCH_SMOKE)},
+}
+
+
+@dataclass(frozen=True)
+class Ablations:
+    """Fig. 15: (a) random A·B, (b) A·B merged into E_T at epoch ``merge_at``, (c) the weak
+    d_embed equal to the target's (weak width kept at 16; the paper does not say)."""
+
+    random: TargetBatch
+    merge: TargetBatch
+    same_dim: TargetBatch
+
+
+FIG15 = {
+    "paper": Ablations(
+        random=replace(FIG6A_TRANSFER, kind="random", checkpoints=(-1,)),
+        merge=replace(FIG6A_TRANSFER, kind="merge", checkpoints=(-1,)),
+        same_dim=replace(FIG6A_TRANSFER, checkpoints=(-1,), weak=replace(WEAK_ADD, d_embed=128, n_seeds=1)),
+    ),
+    "cpu": Ablations(
+        random=replace(ADD_TRANSFER_CPU, kind="random", checkpoints=(-1,), epochs=1000),
+        merge=replace(ADD_TRANSFER_CPU, kind="merge", checkpoints=(-1,)),
+        same_dim=replace(ADD_TRANSFER_CPU, checkpoints=(-1,), weak=replace(WEAK_ADD_CPU, d_embed=32, n_seeds=1,
+                                                                            epochs=500)),
+    ),
+    "smoke": Ablations(
+        random=replace(ADD_TRANSFER_SMOKE, kind="random"),
+        merge=replace(ADD_TRANSFER_SMOKE, kind="merge", merge_at=20),
+        same_dim=replace(ADD_TRANSFER_SMOKE, weak=replace(WEAK_ADD_SMOKE, d_embed=8, n_seeds=1, epochs=30)),
+    ),
+}
+
+
+# ----------------------------------------------------------------------------- summaries
+def transferred_embedding(weak: dict, selection: dict) -> np.ndarray:
+    """Fig. 12: the weak embedding E_W (p, d_W) of the selected member at the selected epoch."""
+    return weak["snapshots"][list(weak["snapshot_epoch"]).index(selection["epoch"]), selection["member"]]
+
+
+@dataclass(frozen=True)
+class CheckpointRow:
+    """Fig. 7, one weak checkpoint: its test accuracy, the target's final test accuracy and
+    1/TimeGap (0 when the target never reaches 95%)."""
+
+    checkpoint: int
+    weak_test: float
+    target_final_test: float
+    inv_gap: float
+
+
+@dataclass(frozen=True)
+class CheckpointSweep:
+    """Fig. 7: one row per transferred weak checkpoint, and the Spearman ρ between the weak
+    checkpoint's and the target's test accuracy (NaN with fewer than 3 checkpoints)."""
+
+    rows: tuple
+    spearman: float
+
+
+def checkpoint_sweep(transfer: dict, weak: dict, gap_threshold: float = 0.95) -> CheckpointSweep:
+    """:class:`CheckpointSweep` of a transfer batch whose members include weak checkpoints."""
+    from scipy.stats import spearmanr
+
+    m = transfer["selection"]["member"]
+    rows = []
+    for i, (_, _, _, c) in enumerate(transfer["members"]):
+        if c == -1:
+            continue
+        k = int(np.searchsorted(weak["epoch"], c))
+        gap = time_gap(transfer["epoch"], transfer["train_acc"][i], transfer["test_acc"][i], gap_threshold)
+        rows.append(CheckpointRow(c, float(weak["test_acc"][m, k]), float(transfer["test_acc"][i, -1]),
+                                  0.0 if not math.isfinite(gap) else 1 / max(gap, transfer["epoch"][1])))
+    rho = (float(spearmanr([r.weak_test for r in rows], [r.target_final_test for r in rows]).statistic)
+           if len(rows) > 2 else math.nan)
+    return CheckpointSweep(tuple(rows), rho)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Table 1 on this book's runs: CPU seconds of the weak model up to its selected checkpoint,
+    and of each target to 95% test accuracy (per-epoch time × first epoch at 95%); the ratio
+    (weak + GrokTransfer) / scratch (0 when scratch never reaches 95%)."""
+
+    weak: float
+    transfer: float
+    scratch: float
+    ratio: float
+
+
+def cost(weak: dict, transfer: dict, scratch: dict, threshold: float = 0.95) -> Cost:
+    """:class:`Cost` of the addition runs (member 0 of each target batch)."""
+    sel = transfer["selection"]
+    t_weak = weak["cpu_s"] / max(weak["epoch"][-1], 1) * sel["epoch"]
+    t_gt = transfer["cpu_s_per_epoch"] * first_crossing(transfer["epoch"], transfer["test_acc"][0], threshold,
+                                                        never=math.inf)
+    t_sc = scratch["cpu_s_per_epoch"] * first_crossing(scratch["epoch"], scratch["test_acc"][0], threshold,
+                                                       never=math.inf)
+    ratio = (t_weak + t_gt) / t_sc if 0 < t_sc < math.inf else (0.0 if t_sc == math.inf else math.nan)
+    return Cost(t_weak, t_gt, t_sc, ratio)
+
+
+def flops_a41(d_embed: int = 512, n_layer: int = 8, d_attn: int = 128, d_mlp: int = 512, p: int = 113,
+              weak_epochs: int = 2000, gt_epochs: int = 1000, scratch_epochs: int = 10_000) -> dict:
+    """Table 1 / A.4.1's forward-FLOP estimate, recomputed term by term.
+
+    Weak (2-layer, input 8, width 4): C = 2(8·4 + 8 + 4·p + 2p). Target (Kaplan et al. 2020,
+    Table 1): N = 2·d_embed·n_layer·(2·d_attn + d_mlp), C = 2(N + 8·2·128). Totals are per-sample
+    forward FLOPs × epochs, as in the paper.
+    """
+    weak = 2 * (8 * 4 + 8 + 4 * p + 2 * p)
+    N = 2 * d_embed * n_layer * (2 * d_attn + d_mlp)
+    target = 2 * (N + 8 * 2 * 128)
+    gt_total = weak * weak_epochs + target * gt_epochs
+    scratch_total = target * scratch_epochs
+    return {"weak_fwd": weak, "N": N, "target_fwd": target, "gt_total": gt_total,
+            "scratch_total": scratch_total, "ratio": gt_total / scratch_total}
+
+
+def multiplication_deviation(profile: str, transfer: dict) -> str | None:
+    """Fig. 6b's known deviation at the reduced profiles (None at the paper's)."""
+    if profile == "paper":
+        return None
+    t90 = first_crossing(transfer["epoch"], transfer["train_acc"][0], 0.9, never=math.inf)
+    return (f"reduced profile: the (32, 128) target on the best multiplication weak embedding (test "
+            f"{transfer['selection']['test_acc']:.2f}) reached only {transfer['test_acc'][0].max():.2f} test accuracy "
+            f"in {transfer['epoch'][-1]} epochs (train 90% at epoch {t90:.0f})")

@@ -1,0 +1,250 @@
+"""GrokTransfer Sec. 3 (Xu et al. 2025): XOR nets and the target f_L of Theorem 3.2 — Figs. 4,
+5, 9, 10, 11 — and their summaries."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import torch
+
+from companion.cache import experiment
+from companion.data.xor import xor_data
+from companion.events import first_crossing
+from companion.models import xor_net
+from companion.train.groktransfer import train_target_fl, train_xor
+
+
+@dataclass(frozen=True)
+class XORConfig:
+    """Sec. 3 / A.3.2: n = 400, p = 80 000, ε = 0.05, GD lr 0.1, wd 0.1 (torch convention),
+    exponential loss. Wide net m = 2048 with PyTorch's default init; weak nets N(0, 0.1²) /
+    N(0, 0.01²); target f_L: v_init 0.4, lr 2.0, m unspecified -> 2048. Test set [-> 2000]."""
+
+    n: int = 400  # training points
+    p: int = 80_000  # input dimension
+    eps: float = 0.05  # noise coordinate scale ε of the weak nets' data
+    wide_eps: float = 0.05  # ε of Fig. 4a's data (the paper: the same data as the weak model)
+    n_test: int = 2000  # test points [unspecified]
+    eval_every: int = 1  # GD steps between logged accuracies
+    lr: float = 0.1  # GD learning rate
+    weight_decay: float = 0.1  # L2, torch's convention
+    wide_m: int = 2048  # Fig. 4a's width
+    wide_steps: int = 300  # Fig. 4a's GD steps
+    weak_ms: tuple = (3, 1, 2)  # weak nets' neuron counts (Figs. 4b/c, 10, 11)
+    weak_steps: int = 1000  # weak nets' GD steps
+    weak_w_std: float = 0.1  # weak nets' first layer N(0, std²)
+    weak_a_std: float = 0.01  # weak nets' second layer N(0, std²)
+    target_m: int = 2048  # f_L's width [unspecified]
+    v_init: float = 0.4  # f_L's v_j ~ U({±v_init}^k)
+    target_lr: float = 2.0  # f_L's GD learning rate
+    target_steps: int = 50  # f_L's GD steps
+    test_seed_offset: int = 1  # the test set is drawn with seed + this
+    seed: int = 0  # data and init
+
+
+XOR_PAPER = XORConfig()
+# p 80 000 -> 10 000 with ε²p = 200 kept (ε = 0.1414, the spec's measured CPU setting); wide
+# m 2048 -> 128; weak nets 1000 -> 800 steps; evaluation every 5 steps on 1000 test points.
+XOR_CPU = replace(
+    XOR_PAPER,
+    p=10_000,
+    eps=0.1414,
+    wide_eps=0.1414,
+    wide_m=128,
+    wide_steps=400,
+    weak_steps=800,
+    n_test=1000,
+    eval_every=5,
+)
+XOR_SMOKE = replace(
+    XOR_PAPER,
+    p=500,
+    n=100,
+    eps=0.1414,
+    n_test=200,
+    wide_eps=0.6,
+    wide_m=16,
+    wide_steps=10,
+    weak_steps=30,
+    target_m=64,
+    target_steps=5,
+    eval_every=5,
+)
+XOR = {"paper": XOR_PAPER, "cpu": XOR_CPU, "smoke": XOR_SMOKE}
+
+
+def _xor_data(c: XORConfig):
+    return xor_data(c.n, c.p, c.seed), xor_data(c.n_test, c.p, c.seed + c.test_seed_offset)
+
+
+@experiment
+def xor_wide(cfg: XORConfig, device: str = "cpu") -> dict:
+    """Fig. 4a: the wide two-layer net trained from scratch."""
+    tr, te = _xor_data(cfg)
+    W, a = xor_net.init(1, cfg.p, cfg.wide_m, None, None, cfg.seed)
+    h = train_xor(W, a, tr, te, cfg.wide_eps, cfg.lr, cfg.weight_decay, cfg.wide_steps, cfg.eval_every)
+    return {k: (v[0] if k != "step" else v) for k, v in h.items() if k not in ("W", "a")}
+
+
+@experiment
+def xor_weak(cfg: XORConfig, device: str = "cpu") -> dict:
+    """Figs. 4b/c, 5a, 9, 10, 11: weak nets with m ∈ ``weak_ms`` neurons, their features and
+    r_W, and the target f_L trained on each one's embedding U = W (Theorem 3.2)."""
+    tr, te = _xor_data(cfg)
+    # all widths train as one batch of max(m)-neuron nets whose surplus neurons start (and, with
+    # zero weights and zero gradients, stay) at exactly 0
+    mmax = max(cfg.weak_ms)
+    W, a = xor_net.init(len(cfg.weak_ms), cfg.p, mmax, cfg.weak_w_std, cfg.weak_a_std, cfg.seed)
+    for i, m in enumerate(cfg.weak_ms):
+        W[i, :, m:] = 0
+        a[i, m:] = 0
+    h = train_xor(W, a, tr, te, cfg.eps, cfg.lr, cfg.weight_decay, cfg.weak_steps, cfg.eval_every)
+    out = {}
+    for i, m in enumerate(cfg.weak_ms):
+        U = h["W"][i, :, :m]
+        tgt = train_target_fl(U, tr, te, cfg.eps, cfg.target_m, cfg.v_init, cfg.target_lr, cfg.target_steps,
+                                cfg.seed)
+        out[m] = {"step": h["step"], "train_acc": h["train_acc"][i], "test_acc": h["test_acc"][i],
+                  "features": xor_net.neuron_features(U), "r_W": float(xor_net.norm_ratio(U[None])[0]),
+                  "target": tgt}
+    return out
+
+
+@dataclass(frozen=True)
+class NormRatioConfig:
+    """Fig. 5b/c: r_W of 3-neuron weak nets vs p (n = 1000) and vs n (p = 8·10⁴), for
+    ε ∈ {1/40, 1/80, 1/160}; steps unspecified -> 2000."""
+
+    ps: tuple = (40_000, 80_000, 160_000)  # Fig. 5b's p values
+    n_for_p: int = 1000  # Fig. 5b's n
+    ns: tuple = (400, 800, 1600, 3200)  # Fig. 5c's n values
+    p_for_n: int = 80_000  # Fig. 5c's p
+    epss: tuple = (1 / 40, 1 / 80, 1 / 160)  # noise scales ε
+    seeds: int = 3  # nets per (n, p, ε); r_W is the median over those that learned
+    learned_threshold: float = 0.7  # a net "learned" when its final train accuracy reaches this (the spec's rule)
+    width: int = 3  # neurons per net
+    w_std: float = 0.1  # first layer N(0, std²), as the weak nets of Fig. 4b
+    a_std: float = 0.01  # second layer N(0, std²)
+    n_test: int = 500  # test points per (n, p)
+    steps: int = 2000  # GD steps [unspecified]
+    lr: float = 0.1  # GD learning rate
+    weight_decay: float = 0.1  # L2, torch's convention
+    test_seed_offset: int = 1  # the test set is drawn with seed + this
+    seed: int = 0  # data and init
+
+
+RATIO_PAPER = NormRatioConfig()
+RATIO_CPU = replace(
+    RATIO_PAPER,
+    ps=(1000, 2000, 4000),
+    n_for_p=500,
+    ns=(100, 200, 400, 800),
+    p_for_n=8000,
+    seeds=4,
+    steps=800,
+)
+RATIO_SMOKE = replace(
+    RATIO_PAPER,
+    ps=(500, 1000),
+    n_for_p=100,
+    ns=(50, 100),
+    p_for_n=500,
+    seeds=4,
+    steps=30,
+)
+RATIO = {"paper": RATIO_PAPER, "cpu": RATIO_CPU, "smoke": RATIO_SMOKE}
+
+
+@experiment
+def xor_ratio(cfg: NormRatioConfig, device: str = "cpu") -> dict:
+    """Fig. 5b/c: r_W over the (p, n) grid; the ε values train together as one batch per (n, p)."""
+    grid = [("p", p, cfg.n_for_p) for p in cfg.ps] + [("n", cfg.p_for_n, n) for n in cfg.ns]
+    rows = []
+    for which, p, n in grid:
+        tr = xor_data(n, p, cfg.seed)
+        te = xor_data(cfg.n_test, p, cfg.seed + cfg.test_seed_offset)
+        eps = torch.tensor(cfg.epss, dtype=torch.float32).repeat_interleave(cfg.seeds)
+        W, a = xor_net.init(len(eps), p, cfg.width, cfg.w_std, cfg.a_std, cfg.seed)
+        h = train_xor(W, a, tr, te, eps, cfg.lr, cfg.weight_decay, cfg.steps, eval_every=cfg.steps)
+        r = xor_net.norm_ratio(h["W"]).numpy()
+        for i, e in enumerate(cfg.epss):
+            k = slice(i * cfg.seeds, (i + 1) * cfg.seeds)
+            ok = h["train_acc"][k, -1] >= cfg.learned_threshold
+            rows.append({"sweep": which, "p": p, "n": n, "eps": e,
+                         "r_W": float(np.median(r[k][ok] if ok.any() else r[k])), "learned": int(ok.sum()),
+                         "train_acc": float(h["train_acc"][k, -1].max()),
+                         "test_acc": float(h["test_acc"][k, -1].max())})
+    return {"rows": rows}
+
+
+# ----------------------------------------------------------------------------- summaries
+def loglog_slope(x, y) -> float:
+    """Least-squares slope of log y against log x."""
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+@dataclass(frozen=True)
+class RatioSlopes:
+    """Fig. 5b/c: the log–log slope of r_W in p and in n per ε, fitted on the nets that learned
+    (NaN with fewer than 3 such points); the largest |slope in p| and the slope in n farthest
+    from −1/2 (NaN when none was fitted)."""
+
+    slopes: dict  # (sweep "p" | "n", ε) -> slope
+    p_max_abs: float
+    n_worst: float
+
+
+def ratio_slopes(rows: list, cfg: NormRatioConfig) -> RatioSlopes:
+    """:class:`RatioSlopes` of :func:`xor_ratio`'s rows. Only nets that learned the task enter
+    (the spec's rule): an unlearned net's r_W describes its initialisation."""
+    slopes = {}
+    for sweep in ("p", "n"):
+        for e in cfg.epss:
+            rr = [r for r in rows if r["sweep"] == sweep and r["eps"] == e and r["learned"] > 0]
+            slopes[(sweep, e)] = loglog_slope([r[sweep] for r in rr], [r["r_W"] for r in rr]) if len(rr) >= 3 \
+                else math.nan
+    sp = max((abs(slopes[("p", e)]) for e in cfg.epss if np.isfinite(slopes[("p", e)])), default=math.nan)
+    sn = [slopes[("n", e)] for e in cfg.epss if np.isfinite(slopes[("n", e)])]
+    return RatioSlopes(slopes, sp, max(sn, key=lambda s: abs(s + 0.5)) if sn else math.nan)
+
+
+@dataclass(frozen=True)
+class XORSummary:
+    """Figs. 4, 9, 10, 11: the wide net's delay (first step at test 90% over first step at train
+    100%), the 3-neuron weak net's final test accuracy and whether its neurons are three
+    distinct balanced features (|w₁|/|w₂| ∈ (0.8, 1.25)), the target f_L's accuracies after one
+    and three steps and at the end, the 1-neuron target's final test accuracy, and the cosine
+    between the 2-neuron net's features with what it makes of them."""
+
+    wide_train_fit: float
+    wide_test_90: float
+    wide_delay: float
+    weak3_final_test: float
+    three_features: bool
+    target_train_1: float
+    target_test_1: float
+    target_test_3: float
+    target_final_test: float
+    one_neuron_final_test: float
+    two_neuron_cosine: float
+    two_neuron_features: str
+    two_neuron_final_test: float
+
+
+def xor_summary(wide: dict, weak: dict) -> XORSummary:
+    """:class:`XORSummary` of :func:`xor_wide` and :func:`xor_weak` results."""
+    tr100 = first_crossing(wide["step"], wide["train_acc"], 1.0, never=math.inf)
+    te90 = first_crossing(wide["step"], wide["test_acc"], 0.9, never=math.inf)
+    f = weak[3]["features"]
+    three = len(set(f["patterns"])) == 3 and bool(np.all((f["ratio"] > 0.8) & (f["ratio"] < 1.25)))
+    tg = weak[3]["target"]
+    s2 = weak[2]["features"]["signal"]
+    cos2 = float(s2[0] @ s2[1] / (np.linalg.norm(s2[0]) * np.linalg.norm(s2[1])))
+    kind2 = "orthogonal" if abs(cos2) < 0.3 else ("antipodal (one line)" if cos2 < -0.7 else "neither")
+    return XORSummary(tr100, te90, te90 / max(tr100, 1), float(weak[3]["test_acc"][-1]), three,
+                      float(tg["train_acc"][1]), float(tg["test_acc"][1]),
+                      float(tg["test_acc"][min(3, len(tg["test_acc"]) - 1)]), float(tg["test_acc"][-1]),
+                      float(weak[1]["target"]["test_acc"][-1]), cos2, kind2,
+                      float(weak[2]["target"]["test_acc"][-1]))
