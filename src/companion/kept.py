@@ -266,12 +266,15 @@ def _config_classes() -> dict[str, list[type]]:
     return out
 
 
-def _experiments() -> dict[str, str]:
+def _experiments() -> dict[str, list[str]]:
     """Every cached experiment function's qualified name, by its short name."""
     from companion.cache import EXPERIMENTS
 
     _config_classes()  # imports every module, which registers every experiment
-    return {n.rsplit(".", 1)[-1]: n for n in EXPERIMENTS}
+    out: dict[str, list[str]] = {}
+    for n in EXPERIMENTS:
+        out.setdefault(n.rsplit(".", 1)[-1], []).append(n)
+    return out
 
 
 def _migrate(tree: Any, classes: dict, class_renames: dict, field_renames: dict) -> Any:
@@ -306,16 +309,20 @@ def _migrate(tree: Any, classes: dict, class_renames: dict, field_renames: dict)
 
 
 def rekey(experiment_renames: dict | None = None, class_renames: dict | None = None,
-          field_renames: dict | None = None, dry_run: bool = False, root: Path | None = None) -> list[str]:
+          field_renames: dict | None = None, reshape: dict | None = None, dry_run: bool = False,
+          root: Path | None = None) -> list[str]:
     """Re-key every kept result after a refactor, so that today's library finds it.
 
     Kept files are keyed by the experiment's qualified name and its configuration's canonical
     form (:func:`kept_key`). After experiments move between modules, config classes or fields are
     renamed, or fields are added (at a default that keeps the old behaviour), each file's stored
     configuration is migrated (:func:`_migrate`), its experiment found by short name (or through
-    ``experiment_renames``: old short name -> new short name), and the file renamed with its
-    metadata updated (the old name and key are kept under ``rekeyed_from``). Returns one line per
-    file that changed; raises if a file cannot be placed.
+    ``experiment_renames``: old short name -> new short name; of several experiments with one
+    short name, the one in the file's chapter), and the file renamed with its metadata updated
+    (the old name and key are kept under ``rekeyed_from``). ``reshape`` maps an experiment's
+    short name to a function of its old canonical configuration, for a configuration whose
+    structure changed (say, wrapped in a new class). Returns one line per file that changed;
+    raises if a file cannot be placed.
     """
     experiment_renames, class_renames = experiment_renames or {}, class_renames or {}
     field_renames = field_renames or {}
@@ -323,9 +330,14 @@ def rekey(experiment_renames: dict | None = None, class_renames: dict | None = N
     lines = []
     for f in sorted((root or results_root()).glob("*/*/*.npz")):
         value, meta = read(f)
-        short = meta["experiment"].rsplit(".", 1)[-1]
-        name = names[experiment_renames.get(short, short)]
-        config = _migrate(meta["config"], classes, class_renames, field_renames)
+        short = experiment_renames.get(meta["experiment"].rsplit(".", 1)[-1], meta["experiment"].rsplit(".", 1)[-1])
+        candidates = names[short]
+        mine = [n for n in candidates if n.startswith(f"companion.experiments.{meta['chapter']}")]
+        if len(mine if len(candidates) > 1 else candidates) != 1:
+            raise KeyError(f"{f.name}: no single experiment {short} in chapter {meta['chapter']}: {candidates}")
+        name = (mine if len(candidates) > 1 else candidates)[0]
+        old = (reshape or {}).get(short, lambda c: c)(meta["config"])
+        config = _migrate(old, classes, class_renames, field_renames)
         key = hashlib.sha256(json.dumps({"name": name, "config": config}, sort_keys=True).encode()).hexdigest()
         if key == meta["key"] and name == meta["experiment"]:
             continue
