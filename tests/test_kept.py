@@ -1,6 +1,7 @@
 """Kept paper-scale results: their file format, provenance, the kept-only view, and a book page
 that shows them beside the cpu build (companion.kept, companion.scales, companion.build)."""
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -184,3 +185,44 @@ def test_the_book_shows_kept_paper_results_beside_the_cpu_ones(tmp_path, monkeyp
     assert "paper scale" in report and "2.1 min" in report
     page = (out / "html" / "book" / "grokking.html").read_text()
     assert "At the paper’s scale" in page or "At the paper's scale" in page
+
+
+def test_rekey_finds_a_result_whose_experiment_moved_and_whose_config_was_renamed(results):
+    """A kept file written before a refactor (experiment in another module, config class under an
+    old name, without a field added since at its default) is renamed to where today's library
+    looks for it; its values and provenance are untouched."""
+    from companion.cache import _canonical
+    from companion.experiments import grokking
+
+    cfg = grokking.config("smoke")
+    old = _canonical(cfg)
+    old["__class__"] = "GrokkingRun"  # the class's old name
+    del old["seed"]  # a field added later, at its default
+    old_name = "companion.experiments.old_home.training_run"
+    blob = json.dumps({"name": old_name, "config": old}, sort_keys=True)
+
+    old_key = hashlib.sha256(blob.encode()).hexdigest()
+    path = results / "paper" / "grokking" / f"training_run-{old_key[:16]}.npz"
+    path.parent.mkdir(parents=True)
+    kept.write(path, {"step": np.arange(3)}, {"experiment": old_name, "config": old, "key": old_key,
+                                             "chapter": "grokking", "device": "GPU", "date": "then"})
+    assert kept.find(grokking.training_run.experiment_name, cfg) is None
+    assert kept.rekey(class_renames={"GrokkingRun": "GrokkingConfig"}, dry_run=True)  # names the move...
+    assert path.exists()  # ...and changes nothing
+    kept.rekey(class_renames={"GrokkingRun": "GrokkingConfig"})
+    found = kept.find(grokking.training_run.experiment_name, cfg)
+    assert found is not None and not path.exists()
+    value, meta = kept.read(found)
+    assert np.array_equal(value["step"], np.arange(3)) and meta["device"] == "GPU"
+    assert meta["rekeyed_from"]["key"] == old_key and meta["experiment"] == grokking.training_run.experiment_name
+    assert kept.rekey() == []  # already where it belongs
+
+
+def test_rekey_refuses_a_configuration_no_class_of_today_can_hold(results):
+    path = results / "paper" / "grokking" / "training_run-0000000000000000.npz"
+    path.parent.mkdir(parents=True)
+    kept.write(path, {"x": np.arange(1)}, {"experiment": "companion.experiments.grokking.training_run",
+                                          "config": {"__class__": "NoSuchConfig", "p": 3}, "key": "0" * 64,
+                                          "chapter": "grokking"})
+    with pytest.raises(KeyError):
+        kept.rekey()

@@ -60,6 +60,8 @@ def kernel_gd(K_train: Tensor, K_test_train: Tensor, y: Tensor, y_test: Tensor, 
     model, so this is exactly parameter-space GD of ``f0 + J(θ − θ0)``). With momentum ``μ``
     the parameter velocity ``v ← μv + ∇`` maps to ``u = Jv``: ``u ← μu + (2/P) K r``,
     ``f ← f − lr·u`` (heavy ball, as ``torch.optim.SGD``). Returns train/test MSE at ``log_at``.
+    No network is trained here (the function values are the state), so this loop is not
+    :func:`companion.train.fit.fit`'s.
     """
     P = y.shape[-1]
     f = torch.zeros_like(y) if f0 is None else f0.clone()

@@ -14,9 +14,10 @@ initialisation), for every ``t`` of the schedule including ``steps``; returning 
 training there.
 
 What is *not* trained by :func:`fit` is not "training a network" by gradient steps: the exact
-closure of Kumar et al. (:mod:`companion.theory.lazy_rich`), the eigenbasis solution of GD of
-Levi et al. (:class:`companion.theory.linear_estimators.LinearGD`) and the ODE of Gu et al. App. C
-(:mod:`companion.theory.progress_measures`).
+closure of Kumar et al. (:mod:`companion.theory.lazy_rich`) and their lazy limit as kernel GD in
+function space (:func:`companion.measures.ntk.kernel_gd`), the eigenbasis solution of GD of
+Levi et al. (:class:`companion.theory.linear_estimators.LinearGD`) and the ODE of Gu et al.
+App. C (:mod:`companion.theory.progress_measures`).
 """
 
 from __future__ import annotations
