@@ -73,8 +73,8 @@ figs.fig1a()
 # The paper does not say which weak checkpoint is transferred beyond "non-trivial performance"
 # (and "when it first reaches 30%" for Fig. 8). Here several weak seeds train at once, every
 # 100 epochs their embedding is saved, and the checkpoint with the highest validation (test)
-# accuracy is transferred. The spec measured that a weak model below about 50% test accuracy
-# leaves the target stalled, so the selected accuracy is printed for every task.
+# accuracy is transferred. How good the weak model is matters (a weak model far below 50% test
+# accuracy gives the target little to start from), so the selected accuracy is printed for every task.
 
 # %%
 add_gt_cfg = ex.seeded(ex.FIG1B["add"][profile].transfer, seed)
@@ -93,8 +93,8 @@ figs.selection_table(add_gt_cfg.weak, gt_add["selection"], mul_gt_cfg.weak, gt_m
 # $W_3\phi(W_2\phi(W_1[E[a];E[b]]))$, no biases, AdamW, full batch, $p = 113$, 25% of the
 # pairs for training. Blue: target from scratch; red: GrokTransfer. Dashed: train, solid: test.
 # The paper's configurations are (init, lr, wd) = (0.3, 0.005, 3) for GrokTransfer and
-# (lr, wd) = (0.05, 3) from scratch; at the reduced size the spec's measured working configs
-# (1.0, 1e-3, 1) and (1.0, 5e-3, 3) are used (the departures table above).
+# (lr, wd) = (0.05, 3) from scratch; at the reduced size (1.0, 1e-3, 1) and (1.0, 5e-3, 3) are
+# used, settings that train at that size (the departures table above).
 
 # %%
 figs.fig1b(gt_add, sc_add)
@@ -203,8 +203,8 @@ figs.ratio_table(rat, slopes, rc)
 # (40, 3)-parity ($y = x_1x_2x_3$, $x\in\{\pm1\}^{40}$, $n = 1000$, logistic loss; the weak
 # model is a three-layer width-16 FNN trained until it reaches 70% test accuracy, and its first
 # layer $W_1^\top$ becomes $A$). The paper's Fig. 6a scratch configuration (0.1, 0.1, 2) is
-# shown beside the working one (purple): the spec found it stuck at chance at full size, and in
-# this reconstruction it does not train at the reduced size either. On multiplication, at the
+# shown beside the working one (purple); in this reconstruction it does not train at the
+# reduced size. On multiplication, at the
 # reduced size, the transferred target improves at once but levels off below 90% test accuracy
 # within the run; the claims table records this as a known deviation of the reduced profile,
 # with the numbers.

@@ -170,7 +170,7 @@ claims.check("fig3a_small_alpha", "Fig. 3a", "at the smallest α grokking (almos
 
 # %% [markdown]
 # ## Fig. 3b — initial alignment ε controls the delay
-# No code survives for this panel; as in the spec, Fig. 1's setup with an ε sweep, run at
+# No code survives for this panel; it is reconstructed as Fig. 1's setup with an ε sweep, run at
 # infinite width (the closure with $M_0 = I$). Larger ε puts more of the initial kernel's power
 # on the quadratic target (higher initial alignment): the delay shrinks, and the test-loss bump
 # disappears. The paper also says worse alignment ends at a *lower* final loss.
@@ -212,8 +212,8 @@ claims.check("fig3e_corner", "Fig. 3e", "the maximum lies in the lazy (largest �
 
 # %% [markdown]
 # ## Fig. 4 — the loss decomposition
-# The authors' Fig. 4 uses N = 2 and an uncentred loss, which diverges for most seeds
-# (spec §3, 4 of 6 seeds); as the spec recommends, the decomposition is shown for the Fig. 1 run
+# The authors' Fig. 4 uses N = 2 and an uncentred loss, which diverges for most seeds; the
+# decomposition is therefore shown for the Fig. 1 run
 # (centred: $\Delta\bar w$, $\Delta M$). The early test-loss rise is power put in the *linear*
 # modes by the initial kernel; the misalignment term only falls later, when features align.
 
@@ -348,7 +348,7 @@ claims.check("fig9_large_best", "Fig. 9c", f"P = {s9.largest_P} generalises best
 # ## Fig. 10 — starting partly at the solution removes the test-loss rise
 # App. 8.3.3: $W_0 \leftarrow (1-\lambda)W_0 + \lambda\,W_{sol}$ with $W_{sol}$ the analytic solution
 # ($\pm\beta/\sqrt{\alpha\varepsilon}$ on alternate neurons). The published N = 2 setting diverges
-# for most seeds; as the spec recommends, the Fig. 1 setting (uncentred) is used.
+# for most seeds; the Fig. 1 setting (uncentred) is used instead.
 
 # %%
 r10 = ex.run("fig10", profile, ctx.device, seed)
@@ -442,7 +442,7 @@ claims.check("fig14_generalise", "Fig. 14", "every K generalises (max over K of 
 # %% [markdown]
 # ## Fig. 15 — Hermite targets
 # App. 15.2: target $He_k(\beta\cdot x)$ and $\phi(z) = z + \frac{\varepsilon}{2}He_k(z)$. The paper
-# gives no sizes; the spec's search space is used (k = 3).
+# gives no sizes; ours are in the departures table (k = 3).
 
 # %%
 r15 = ex.run("fig15", profile, ctx.device, seed)
@@ -451,7 +451,7 @@ pl.fig15(r15)
 # %%
 claims.check("fig15_groks", "Fig. 15", "Hermite target: the network generalises after fitting (final / initial test loss)",
              measured=ex.fig15_final(r15), expected=at_most(0.1),
-             known_deviation="no size is given in the paper; none tried here groks (spec: the same)")
+             known_deviation="no size is given in the paper; none tried here groks")
 
 # %% [markdown]
 # ## Fig. 16 — accuracy and loss of the same run

@@ -305,8 +305,8 @@ claims.check("fig6_paper_gen", "App. C / Fig. 6", "The test loss is driven to 0 
 # ε = 10⁻³. Left: (γ, $d_{\rm out}$) at λ = 0.5 (weight decay in Eq. 3's convention, divided by
 # $d_{\rm out}$); centre: (γ, λ) at $d_{\rm out}$ = 1; right: ($d_{\rm out}$, λ) at γ = 0. Red is
 # short, blue long, white no grokking (test accuracy never reaches 95%, or both accuracies
-# start above it). The paper leaves the fixed parameters and ranges open; these are the
-# spec's defaults.
+# start above it). The paper leaves the fixed parameters and ranges open; ours are in the
+# departures table.
 
 # %%
 r7 = ex.fig7(ex.config("fig7", profile, seed), ctx.device)
@@ -333,7 +333,7 @@ claims.check("fig7_dout", "Fig. 7", "Δt(d_out) is unimodal for each λ and 0 fo
 # (bottom). The top-left panel is the teacher–student theory (d_out = 1, ε = 10⁻³): train
 # accuracy is the same function of the train loss for every λ, while the test curve shifts.
 # The MSE is summed over classes and averaged over samples — with torch's mean over classes
-# nothing is learned at η = 500 (spec, measured).
+# the gradient is p times smaller, and nothing is learned at η = 500 in 2000 steps.
 
 # %%
 r8 = ex.fig8(ex.config("fig8", profile, seed), ctx.device)

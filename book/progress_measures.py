@@ -190,16 +190,16 @@ claims.check("fig4_commutativity", "Fig. 4 (not in paper)",
              "memorised commutativity explains the test accuracy: share of correct test answers whose mirror (j, i) was "
              "trained (smallest over α)",
              measured=comm_s.explained_min, expected=at_least(0.8))
-claims.check("fig4_dnn", "Fig. 4", "the 2-layer DNN does not generalise (final test accuracy < 0.05)",
-             measured=comm_s.dnn_final_acc, expected=less_than(0.05))
+if comm_s.dnn_final_acc is not None:  # (a page of paper-scale results may lack the DNN run)
+    claims.check("fig4_dnn", "Fig. 4", "the 2-layer DNN does not generalise (final test accuracy < 0.05)",
+                 measured=comm_s.dnn_final_acc, expected=less_than(0.05))
 
 # %% [markdown]
 # ## Fig. 5 — MED tracks the test loss
 # For several primes: loss, MED (the caption's *sum* form, $p\cdot$MED) and accuracy. "In all four
 # groups MED and test loss have consistent changing trends." The correlation is measured on the
-# shaded window, from train accuracy 0.99 to test accuracy 0.95 (the specification found that MED
-# can rise again during the late clean-up phase, so the full-run correlation is reported but not
-# asserted). The weight-decay term $W(\theta) = \sum\lVert\theta\rVert^2$, which the theory says MED
+# shaded window, from train accuracy 0.99 to test accuracy 0.95 (MED can rise again during the
+# late clean-up phase, so the full-run correlation is reported but not asserted). The weight-decay term $W(\theta) = \sum\lVert\theta\rVert^2$, which the theory says MED
 # stands in for, is correlated on the same window as a baseline. Compare the two columns: where
 # they are about equally high, MED's correlation is no evidence for MED over the plain weight
 # norm; the runs that do not grok (Figs. 14–19 below) are where the two measures part ways.
@@ -444,8 +444,8 @@ if "Fig. 12" in ops_s:
 # $W_E = \mathrm{toeplitz}(v, v)[:, :d_\text{vocab}]/\sqrt{d}$, the authors' code; the paper says
 # "circulant") should make "the number of epochs required for grokking to begin … only half".
 # Onset: first epoch with test accuracy ≥ 0.5, per seed; the claim is on the median ratio over
-# seeds (the specification's single-seed check found the opposite, a 2× *slowdown*; the
-# per-seed ratios below spread widely, so a median over three seeds is a weak test). At `cpu` the
+# seeds (the per-seed ratios below spread widely, and a single seed can go either way, so a
+# median over three seeds is a weak test). At `cpu` the
 # runs stop once they are half again past their onset. The Toeplitz table needs
 # $d_\text{vocab} \le d_\text{model}$, which p = 47 and d_model 64 satisfy.
 

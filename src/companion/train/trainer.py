@@ -18,9 +18,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from companion.settings import unstated
+from companion.settings import one_of, unstated
 from companion.train.fit import GradFilter, fit, log_steps
 from companion.train.optim import OPTIMIZERS, make_optimizer
+
+LOSS_DTYPES = ("float64", "float32")
 
 
 @dataclass(frozen=True)
@@ -43,9 +45,8 @@ class TrainConfig:
     seed: int = unstated(0)  # mini-batch order
 
     def __post_init__(self):
-        from companion.settings import one_of
-
         one_of("optimizer", self.optimizer, OPTIMIZERS)
+        one_of("loss_dtype", self.loss_dtype, LOSS_DTYPES)
 
 
 class Split(Protocol):

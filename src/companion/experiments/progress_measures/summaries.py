@@ -150,7 +150,7 @@ class CommutativitySummary:
     ceiling_rise: float | None  # max test acc at the highest α − at the lowest (None with one α)
     count_spread: float | None  # spread of (1−α)·Acc over its mean, α ≥ 0.6 (all α if none)
     explained_min: float  # smallest share of correct answers explained by a trained mirror
-    dnn_final_acc: float  # the DNN's final test accuracy
+    dnn_final_acc: float | None  # the DNN's final test accuracy (None: no DNN run on this page)
 
 
 def commutativity_summary(comm: dict, count_from: float = 0.6) -> CommutativitySummary:
@@ -169,8 +169,8 @@ def commutativity_summary(comm: dict, count_from: float = 0.6) -> CommutativityS
         rise = float(comm[fr[-1]]["test_acc"].max() - comm[fr[0]]["test_acc"].max())
         prod = [r[2] for r in rows if r[0] >= count_from] or [r[2] for r in rows]
         spread = float((max(prod) - min(prod)) / np.mean(prod))
-    return CommutativitySummary(tuple(rows), fr[0], fr[-1], rise, spread, float(min(r[6] for r in rows)),
-                                float(comm["mlp"]["test_acc"][-1]))
+    dnn = float(comm["mlp"]["test_acc"][-1]) if "mlp" in comm else None  # a page of kept results may lack it
+    return CommutativitySummary(tuple(rows), fr[0], fr[-1], rise, spread, float(min(r[6] for r in rows)), dnn)
 
 
 # ------------------------------------------------------------------------------- Fig. 5
