@@ -129,6 +129,24 @@ def test_a_known_deviation_that_starts_to_hold_fails_with_seeds(tmp_path):
     assert r.verdict == "failed"
 
 
+def test_seeds_on_both_sides_of_the_bound_need_five_seeds_at_strict_profiles(tmp_path):
+    """The median of 3 seeds holds at smoke when one seed is on the other side, but at cpu it cannot
+    decide: the claim fails and says why; with 5 seeds the same spread decides."""
+    straddle = dict(ref="Fig. 20", quantity="speed-up", expected=at_most(0.7), rule=MEDIAN, quote=QUOTE, basis=BASIS)
+    smoke = Claims("demo", "smoke", directory=tmp_path)
+    assert smoke.claim("s", per_seed=[0.57, 1.69, 0.43], **straddle).verdict == "held"
+    c = Claims("demo", "cpu", directory=tmp_path)
+    three = c.claim("three", per_seed=[0.57, 1.69, 0.43], **straddle)
+    assert three.verdict == "failed" and "at least 5 seeds" in three.undecided and three.seeds == "2/3"
+    assert "at least 5 seeds" in markdown_table([three])
+    five = c.claim("five", per_seed=[0.57, 1.69, 0.43, 0.5, 0.6], **straddle)
+    assert five.verdict == "held" and five.undecided is None
+    same_side = c.claim("same_side", per_seed=[0.5, 0.6, 0.4], **straddle)
+    assert same_side.verdict == "held" and same_side.undecided is None
+    dev = c.claim("dev", per_seed=[0.57, 1.69, 0.43], known_deviation="a reduced profile", **straddle)
+    assert dev.verdict == "known-deviation"
+
+
 def test_strict_profiles_need_quote_basis_and_three_seeds(tmp_path):
     c = Claims("demo", "cpu", directory=tmp_path)
     with pytest.raises(ValueError, match="quote"):
@@ -174,8 +192,8 @@ def test_weak_lists_fragile_held_claims(tmp_path):
             quote=QUOTE, basis=BASIS)
     c.claim("sturdy", ref="Fig. 1", quantity="q", per_seed=[3.0, 4.0, 5.0], expected=at_least(1.0),
             quote=QUOTE, basis=BASIS)
-    c.claim("split", ref="Fig. 1", quantity="q", per_seed=[3.0, 0.5, 5.0], expected=at_least(1.0),
-            quote=QUOTE, basis=BASIS, rule=seeds_at_least(2))
+    c.claim("split", ref="Fig. 1", quantity="q", per_seed=[3.0, 0.5, 5.0, 4.0, 6.0], expected=at_least(1.0),
+            quote=QUOTE, basis=BASIS, rule=seeds_at_least(4))  # 5 seeds: a straddle may decide
     c.check("old", "Fig. 2", "older form", 3.0, at_least(1.0))
     fragile = {cl.id: why for cl, why in weak(c.records)}
     assert set(fragile) == {"close", "split", "old"}

@@ -25,7 +25,8 @@ each number once, with keywords: ``ref`` (the paper item), ``quantity`` (what is
 (:data:`ALL_SEEDS`, :data:`MEDIAN`, :func:`seeds_at_least`). Each carries ``quote`` (the paper's
 words it tests) and ``basis`` (``"paper"`` when the number is the paper's, else a one-line
 argument for the bound — never where the measurements fell); at the cpu and paper profiles a
-claim without them is an error, and a per-seed claim needs at least 3 seeds. An event that did
+claim without them is an error, and a per-seed claim needs at least 3 seeds — 5 when its seeds fall
+on both sides of the bound (with fewer it fails, saying so: ``undecided``). An event that did
 not happen is :data:`~companion.events.NOT_OBSERVED` and fails every expectation except
 :func:`never`. A check that holds by construction (an identity, arithmetic on the paper's
 numbers, theory against its own limit) is ``kind="consistency"``: computed and shown, but
@@ -76,6 +77,8 @@ KINDS = ("paper", "consistency")
 #: profiles at which a claim must carry its quote and basis, and trained claims ≥ 3 seeds
 STRICT_PROFILES = ("cpu", "paper")
 MIN_SEEDS = 3
+#: seeds a claim needs at cpu and paper when its seeds fall on both sides of the bound
+STRADDLE_SEEDS = 5
 
 
 # --------------------------------------------------------------------------- records
@@ -100,6 +103,7 @@ class Claim:
     seeds_held: int | None = None  # seeds whose own value meets the expectation
     margin: float | None = None  # distance of the deciding value from the bound, relative
     one_value: str | None = None  # why a claim from a trained run rests on one value
+    undecided: str | None = None  # why the seeds could not decide (too few, on both sides of the bound)
 
     @property
     def ok(self) -> bool:
@@ -114,6 +118,7 @@ class Claim:
         """Shown in the chapter where the claim is checked."""
         reason = f" ({self.reason})" if self.reason else ""
         seeds = f", held in {self.seeds} seeds ({_fmt(self.per_seed)})" if self.per_seed else ""
+        seeds += f"; {self.undecided}" if self.undecided else ""
         return (f"{badge(self.verdict)}{reason} — `{self.id}` ({self.paper_ref}): {self.statement}. "
                 f"Measured **{_fmt(self.measured)}**, expected {self.expected}{seeds}.")
 
@@ -175,6 +180,10 @@ class Claims:
             values = [_plain(v) for v in per_seed]
             holds, shown, k, margin = decide(expected, values, rule)
             extra = dict(per_seed=values, rule=str(rule), seeds_held=k)
+            if self.profile in STRICT_PROFILES and kind == "paper" and 0 < k < len(values) < STRADDLE_SEEDS:
+                holds = False  # seeds on both sides of the bound: too few to tell which side the effect is on
+                extra["undecided"] = (f"{k} of {len(values)} seeds meet the bound; with seeds on both sides a "
+                                      f"verdict needs at least {STRADDLE_SEEDS} seeds")
         else:
             shown = _plain(measured)
             holds, margin, extra = expected.holds(shown), expected.margin(shown), {}
@@ -247,6 +256,7 @@ def markdown_table(records: list[Claim], with_chapter: bool = True) -> str:
         for c in recs:
             note = f" — {c.reason}" if c.reason else ""
             seeds = f"{c.seeds}: {_fmt(c.per_seed)}" if c.per_seed else (f"one ({c.one_value})" if c.one_value else "—")
+            seeds += f" ({c.undecided})" if c.undecided else ""
             cells = ([c.chapter] if with_chapter else []) + [
                 f"`{c.id}`", c.paper_ref, c.statement, _fmt(c.measured), c.expected, seeds, badge(c.verdict) + note]
             rows.append("| " + " | ".join(_cell(x) for x in cells) + " |")
