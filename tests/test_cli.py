@@ -74,6 +74,18 @@ def test_settings_the_paper_does_not_state_are_marked_at_every_profile():
     assert "| `p` | 113 | 47 |" in cpu
 
 
+def test_a_substituted_dataset_is_a_departure_even_at_the_paper_profile(monkeypatch):
+    from companion.experiments import lazy_rich
+    from companion.profiles import departures_table
+
+    monkeypatch.delenv("COMPANION_MNIST_DIR", raising=False)
+    table = departures_table({}, "paper", {"Fig. 6a": [("dataset", "MNIST", "8×8 digits")]}).data
+    assert "1 setting(s) depart" in table and "| Fig. 6a | `dataset (substituted)` | MNIST | 8×8 digits |" in table
+    assert "`dataset (substituted)` | MNIST | scikit-learn 8×8 digits" in lazy_rich.departures_table("paper").data
+    monkeypatch.setenv("COMPANION_MNIST_DIR", "/somewhere/mnist")  # MNIST given: nothing substituted
+    assert "substituted" not in lazy_rich.departures_table("paper").data
+
+
 def test_run_fills_the_cache_and_a_second_run_computes_nothing(tmp_path):
     env = {"COMPANION_CACHE_DIR": str(tmp_path / "cache")}
     first = companion("run", "grokking", "--profile", "smoke", env=env)

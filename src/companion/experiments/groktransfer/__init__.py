@@ -86,6 +86,18 @@ from companion.experiments.groktransfer.xor import (  # noqa: F401
 )
 
 
+def substitutions() -> dict:
+    """What replaces a paper's dataset or pretrained model here (departure rows at every profile)."""
+    from companion.data.digits import SKLEARN_DIGITS, digits_source
+    from companion.data.embeddings import text_embedding_model
+
+    out = {"Fig. 2 text": [("text embedding", "OpenAI text-embedding-3-small (128-d, an API)",
+                            text_embedding_model() or "none: the panel is skipped")]}
+    if digits_source() == SKLEARN_DIGITS:
+        out["Fig. 14"] = [("dataset", "MNIST", "scikit-learn 8×8 digits")]
+    return out
+
+
 def departures_table(profile: str):
     """:func:`companion.profiles.departures_table` of every experiment of the chapter."""
     from companion.profiles import departures_table as table
@@ -101,7 +113,7 @@ def departures_table(profile: str):
     for fig in ("8a", "8b"):
         here, paper = tf_runs(profile, "add", fig), tf_runs("paper", "add", fig)
         pairs |= {f"Fig. {fig} {k}": (here[k], paper.get(k, paper["transfer"])) for k in here}
-    return table(pairs, profile)
+    return table(pairs, profile, substitutions())
 
 
 def fig15_results(profile: str, seed: int, device: str) -> dict:

@@ -147,6 +147,10 @@ def run_all(profile: str, device: str = "cpu", seed: int = 0) -> None:
 
 def departures_table(profile: str):
     """Markdown table of every field where the profile departs from the paper's settings."""
+    from companion.data.digits import SKLEARN_DIGITS, digits_source
     from companion.profiles import departures_table as table
 
-    return table({name: (profs[profile], profs["paper"]) for name, profs in CONFIGS.items()}, profile)
+    substituted = {}
+    if digits_source() == SKLEARN_DIGITS:  # no MNIST files given (COMPANION_MNIST_DIR)
+        substituted["fig6a"] = [("dataset", "MNIST", "scikit-learn 8×8 digits")]
+    return table({name: (profs[profile], profs["paper"]) for name, profs in CONFIGS.items()}, profile, substituted)
