@@ -104,6 +104,17 @@ def test_verdicts_are_visible_text_badges(pages):
 
 
 @pytest.mark.book
+def test_report_shows_each_chapters_figures_as_thumbnails(pages):
+    """Every paper item with a re-drawn figure has a thumbnail in the report (a real image, with a
+    size), for every chapter."""
+    report = pages[str(OUT / "html" / "book" / "report.html")]
+    thumbs = [i for i in report["images"] if "thumbs/" in (i["src"] or "")]
+    assert thumbs, "the report shows no figure thumbnails"
+    assert all(i["complete"] and i["width"] > 0 and i["height"] > 0 for i in thumbs), thumbs[:5]
+    assert {i["src"].rsplit("/", 1)[-1].split("-")[0] for i in thumbs} == set(CHAPTERS)
+
+
+@pytest.mark.book
 def test_math_renders_offline(pages):
     with_math = [p for p in pages.values() if p["mathSource"] > 0]
     assert with_math, "no page has math"

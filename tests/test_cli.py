@@ -111,3 +111,37 @@ def test_report_items_of_a_paper_reference(ref, items):
     from companion.report import paper_items
 
     assert paper_items(ref) == items
+
+
+def test_report_thumbnails_take_each_items_first_figure_from_its_caption_or_heading(tmp_path):
+    """A figure belongs to the items its caption names, else to those of the heading above it;
+    numbers after the heading's dash are not figures; a paper-scale twin is skipped."""
+    import base64
+
+    import nbformat
+
+    from companion.report import figure_thumbnails, items_named, report_markdown
+
+    assert items_named("Fig. 5 — MED tracks the test loss for p = 97") == ["Fig. 5"]
+    assert items_named("The task and the model") == []
+    png = base64.b64encode(b"\x89PNG fake").decode()
+
+    def fig(tags=(), caption=None):
+        c = nbformat.v4.new_code_cell("fig", metadata={"tags": list(tags)})
+        if caption:
+            c.metadata["mystnb"] = {"figure": {"caption": caption}}
+        c.outputs = [nbformat.v4.new_output("display_data", data={"image/png": png})]
+        return c
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("## Fig. 2 — two panels, 3 seeds"), fig(["paper-scale"]), fig(),
+        fig(caption="Paper Fig. 7 and Table 1"), nbformat.v4.new_markdown_cell("## Setup"), fig()])
+    nbformat.write(nb, tmp_path / "demo.ipynb")
+    thumbs = figure_thumbnails({"demo": tmp_path / "demo.ipynb"}, tmp_path / "static")
+    assert set(thumbs) == {("demo", "Fig. 2"), ("demo", "Fig. 7"), ("demo", "Table 1")}
+    assert (tmp_path / "static" / "thumbs" / "demo-fig-2.png").read_bytes() == b"\x89PNG fake"
+    from companion.claims import Claim
+
+    rec = Claim("c", "Fig. 2", "s", 1.0, "≥ 0", "held", "cpu", "demo")
+    report = report_markdown([rec], ["demo"], {}, "cpu", thumbnails=thumbs)
+    assert '<a href="demo.html"><img class="thumb" src="../_static/thumbs/demo-fig-2.png"' in report

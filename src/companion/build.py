@@ -47,7 +47,7 @@ from pathlib import Path
 from companion.execute import ChapterResult, check_parameters, kernel_dir, run_chapters
 from companion.profiles import DEVICES, PROFILES, ParameterError, one_of
 from companion.publish import chapter_pages, discard_unfinished, new_build_dir, publish
-from companion.report import report_markdown
+from companion.report import figure_thumbnails, report_markdown
 
 #: each chapter's budget at the cpu profile on 2 cores (the whole book: under 30 minutes)
 CPU_BUDGET_MINUTES = {"grokking": 3, "linear_estimators": 4, "progress_measures": 8, "lazy_rich": 6,
@@ -93,8 +93,9 @@ def vendored_mathjax(root: Path) -> Path | None:
     return p if (p / "tex-chtml.js").exists() else None
 
 
-def stage(root: Path, out: Path, report: str, pages: dict[str, Path]) -> Path:
-    """The sources Jupyter Book renders: config, Markdown pages, each chapter's page, the report."""
+def stage(root: Path, out: Path, report: str, pages: dict[str, Path], thumbs: Path | None = None) -> Path:
+    """The sources Jupyter Book renders: config, Markdown pages, each chapter's page, the report
+    and its figure thumbnails (``thumbs``, into ``_static/thumbs``)."""
     st = out / "stage"
     shutil.rmtree(st, ignore_errors=True)
     (st / "book").mkdir(parents=True)
@@ -107,6 +108,8 @@ def stage(root: Path, out: Path, report: str, pages: dict[str, Path]) -> Path:
     for name, nb in pages.items():
         shutil.copy(nb, st / "book" / f"{name}.ipynb")
     (st / "book" / "report.md").write_text(report)
+    if thumbs is not None and thumbs.exists():
+        shutil.copytree(thumbs, st / "_static" / "thumbs", dirs_exist_ok=True)
     for entry in read_toc(root):  # a toc entry with no source yet gets a page that says so
         if not any((st / f"{entry}{ext}").exists() for ext in (".md", ".ipynb")):
             (st / f"{entry}.md").write_text(f"# {Path(entry).name}\n\nThis chapter is not written yet.\n")
@@ -314,8 +317,10 @@ def _build(root: Path, out: Path, bdir: Path, profile: str, device: str, todo: l
     view_errors = {ch: merge_view(bdir, ch, bdir / "merged" / f"{ch}.ipynb") for ch in views}
     now = time.strftime("%Y-%m-%d %H:%M %Z")
     pages = chapter_pages(bdir, available, results, views, profile, now)
-    report = report_markdown(records, available, results, profile, paper_records, view_results, view_errors)
-    ok_render, log = render(stage(root, bdir, report, pages), bdir)
+    thumbs = figure_thumbnails(pages, bdir / "thumbs-static")
+    report = report_markdown(records, available, results, profile, paper_records, view_results, view_errors,
+                             thumbs)
+    ok_render, log = render(stage(root, bdir, report, pages, bdir / "thumbs-static" / "thumbs"), bdir)
     (bdir / "build.json").write_text(json.dumps({
         "profile": profile, "device": device, "seed": seed, "seconds": time.time() - t0, "finished": now,
         "chapters": {k: asdict(v) for k, v in results.items()}, "rendered": ok_render,
