@@ -210,10 +210,10 @@ class Fig8Config:
 FIG1, FIG2, FIG3, FIG4 = Fig1Config(), Fig2Config(), Fig3Config(), Fig4Config()
 FIG6, FIG7, FIG8 = Fig6Config(), Fig7Config(), Fig8Config()
 
-FIG1_CPU = replace(FIG1, n_gen=3000)
+FIG1_CPU = replace(FIG1, n_gen=3000, n_seeds=5, dt_lams=(0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95))
 FIG2_CPU = replace(
     FIG2,
-    n_gen=2000,
+    n_gen=1000,
     n_points=40,
     marker_douts=(1, 10, 100),
 )
@@ -234,7 +234,7 @@ FIG4_CPU = replace(
     n_evals=800,
     n_seeds=3,
 )
-FIG6_CPU = replace(FIG6, n_gen=2000)
+FIG6_CPU = replace(FIG6, n_gen=2000, n_seeds=5)
 FIG7_CPU = replace(FIG7, n_grid=16)
 # p = 48, d_h = 400 takes ~5 min per α on one core; α = 0.5 does not grok at p = 32 within 2500 steps
 # p = 24, d_h = 100: α = 0.5 does not grok within 1500 steps, α ≥ 0.6 by about 600

@@ -228,6 +228,7 @@ class InitSummary:
     alpha: float
     factor: float  # (1 + α²)/2
     loss_dev: list  # per seed: max over t, train and test of |L_α/L_1 / factor − 1|
+    loss_dev_mean: float  # the same for the ratio of the seed-mean losses
     dt_ratio: list  # per seed: simulated Δt at αS₀ / exact Δt at ε' = 2ε/(1 + α²)
     dt_eff: float  # exact Δt at ε'
     dt_unscaled: float  # exact Δt at ε
@@ -237,7 +238,9 @@ def init_rescaling(res: dict) -> InitSummary:
     """Summary of :func:`~companion.experiments.linear_estimators.teacher_student.init_rescaling`."""
     dev = np.maximum(np.abs(res["ratio_train"] / res["factor"] - 1), np.abs(res["ratio_test"] / res["factor"] - 1))
     dt = res["sim_scaled"]["dt"]
+    mean = max(float(np.max(np.abs(res[f"ratio_{q}"].mean(0) / res["factor"] - 1))) for q in ("train", "test"))
     return InitSummary(alpha=res["alpha"], factor=res["factor"], loss_dev=[float(v) for v in dev.max(1)],
+                       loss_dev_mean=mean,
                        dt_ratio=[seen(v / res["theory_eff"][2]) if np.isfinite(v) else NOT_OBSERVED for v in dt],
                        dt_eff=res["theory_eff"][2], dt_unscaled=res["theory_unscaled"][2])
 
