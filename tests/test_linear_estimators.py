@@ -9,6 +9,7 @@ from scipy import special
 
 from companion.data.modular import addition_table, modular_arithmetic, split_masks
 from companion.experiments.linear_estimators import fit_divergence, summaries
+from companion.experiments.linear_estimators.networks import compare_forms
 from companion.models.quadratic_mlp import quadratic_mlp
 from companion.profiles import ParameterError
 from companion.theory import linear_estimators as th
@@ -194,14 +195,51 @@ def test_simulated_grokking_time_bisection_is_first_crossing():
             assert sim.accuracies(t - 1, 1e-3)[k][s] < 0.95
 
 
+def test_batched_search_equals_bisection():
+    """The (k+1)-ary search over the integer step finds the same first crossing as bisection (k = 1)."""
+    sim = LinearGD.sample(150, 1, 0.7, 3, 5, n_gen=300)
+    for a, b in zip(sim.first_steps(1e-3, 0.95, 10 ** 6), sim.first_steps(1e-3, 0.95, 10 ** 6, k=1)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_compare_forms_tells_the_divergence_from_its_rivals():
+    """ΔAIC favours (λ* − λ)⁻² on data of that form and an exponential on exponential data."""
+    lam = np.linspace(0.06, 0.1, 7)
+    assert compare_forms(lam, 3.0 * (0.12 - lam) ** -2.0)["delta_aic"] > 10
+    assert compare_forms(lam, 5.0 * np.exp(40 * lam))["delta_aic"] < -10
+
+
+def test_eq15_grokking_time_and_lambda_one_limit():
+    """Eq. 15's Δt at λ = 0.5 is 312 steps; at λ = 1 the exact t*_gen is finite and converged in the MP nodes."""
+    assert float(th.dt_eq15(0.5)) == pytest.approx(311.70, rel=1e-4)
+    a = th.grok_times(1.0, 1e-3, th.grok_threshold_erf2(), m=2 * th.M_NODES)[1]
+    b = th.grok_times(1.0, 1e-3, th.grok_threshold_erf2(), m=4 * th.M_NODES)[1]
+    assert np.isfinite(a) and a == pytest.approx(b, rel=1e-3)
+
+
 def test_eq18_two_layer_linear_student_follows_corrected_theory():
     r = train_two_layer(100, 200, 5, 200, 400, ("linear",), eta=0.5, steps=120, eps=1e-4, n_evals=60, seed=0)
     l0 = 1 / (2 * 200 * 5)
-    assert r["train_loss"][0, 0] == pytest.approx(l0, rel=0.15)
+    assert r["train_loss"][0, 0, 0] == pytest.approx(l0, rel=0.15)
     i = np.searchsorted(r["step"], 100)
     ltr, lgen = th.two_layer_losses(r["step"][i:i + 1], 0.5, 5, l0, eta=0.5)
-    assert r["train_loss"][0, i] == pytest.approx(ltr[0], rel=0.25)
-    assert r["test_loss"][0, i] == pytest.approx(lgen[0], rel=0.25)
+    assert r["train_loss"][0, 0, i] == pytest.approx(ltr[0], rel=0.25)
+    assert r["test_loss"][0, 0, i] == pytest.approx(lgen[0], rel=0.25)
+
+
+def test_two_layer_draws_batched_equal_draws_alone():
+    """Draw s of a batched run is the run with seed + s on its own (the ensemble axis changes nothing)."""
+    args = dict(eta=0.5, steps=20, eps=1e-4, n_evals=10)
+    both = train_two_layer(30, 20, 3, 40, 40, ("linear", "tanh"), seed=3, n_seeds=2, **args)
+    alone = train_two_layer(30, 20, 3, 40, 40, ("linear", "tanh"), seed=4, **args)
+    np.testing.assert_allclose(both["train_loss"][1], alone["train_loss"][0], rtol=1e-5)
+    np.testing.assert_allclose(both["h"][1], alone["h"][0], rtol=1e-5)
+
+
+def test_quadratic_mlp_draws_batched_equal_draws_alone():
+    both = train_quadratic_mlp(7, 8, (0.5, 0.8), 50.0, 5, 1, seed=1, n_seeds=2)
+    alone = train_quadratic_mlp(7, 8, (0.5, 0.8), 50.0, 5, 1, seed=2)
+    np.testing.assert_allclose(both["train_loss"][1], alone["train_loss"][0], rtol=1e-4)
 
 
 def test_fit_divergence_recovers_parameters():
@@ -251,7 +289,7 @@ def test_quadratic_mlp_training_takes_plain_gradient_steps():
     with torch.no_grad():
         W1 -= lr * W1.grad
         W2 -= lr * W2.grad
-    assert r["train_loss"][0, 1] == pytest.approx(loss().item(), rel=1e-4)
+    assert r["train_loss"][0, 0, 1] == pytest.approx(loss().item(), rel=1e-4)
 
 
 def test_two_layer_activations_are_validated():

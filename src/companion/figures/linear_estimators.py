@@ -9,6 +9,7 @@ curve semantics and legend: simulation coloured (train dashed, test solid), theo
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
@@ -16,6 +17,7 @@ from matplotlib.ticker import NullFormatter
 from companion.plotting import paper_title, subplots, sweep_colors
 
 THREE = ("tab:blue", "tab:red", "darkviolet")
+DISTINCT = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")  # curves of a sweep
 
 
 def _style_legend(ax, labels_colors, extra=True):
@@ -67,9 +69,8 @@ def fig2(res: dict):
     ds = sorted(res["curves"])
     _curve_panels(ax[0], res["steps"], res["curves"], ds, THREE, lambda d: f"d_out = {d}", "Fig. 2", "d_out")
     a = ax[0, 2]
-    cols = sweep_colors(len(res["theory_dt"]), "plasma")
-    for (lam, dt), c in zip(sorted(res["theory_dt"].items()), cols):
-        a.plot(res["dout_grid"], np.where(dt > 0, dt, np.nan), color=c, label=f"theory, λ = {lam}")
+    for (lam, dt), c in zip(sorted(res["theory_dt"].items()), DISTINCT):
+        a.plot(res["dout_grid"], np.where(dt > 0, dt, np.nan), color=c, lw=2, label=f"theory, λ = {lam}")
     m = res["markers"]
     a.plot(list(m), [m[d]["sim"]["dt"][0] for d in m], "ko", ms=4, label=f"simulation, λ = {res['marker_lam']}")
     a.set(xscale="log", yscale="log", xlabel="d_out", ylabel="Δt_grok")
@@ -85,19 +86,19 @@ def fig3(res: dict):
     _curve_panels(ax[0], res["steps"], res["curves"], gs, THREE, lambda g: f"γ = {g:g}", "Fig. 3", "γ")
     a = ax[0, 2]
     grid = res["gamma_grid"]
-    cols = sweep_colors(len(res["theory_dt"]), "plasma")
-    for (lam, dt), c in zip(sorted(res["theory_dt"].items()), cols):
-        a.plot(grid, np.where(np.isfinite(dt), dt, np.nan), color=c, label=f"theory, λ = {lam}")
+    for k, ((lam, dt), c) in enumerate(zip(sorted(res["theory_dt"].items()), DISTINCT)):
+        a.plot(grid, np.where(np.isfinite(dt), dt, np.nan), color=c, lw=2, label=f"theory, λ = {lam}")
         inf = ~np.isfinite(dt)
-        if inf.any():
+        if inf.any():  # one band per curve, in its colour, each in its own strip at the top
             i = int(np.argmax(inf))
-            a.axvspan(np.sqrt(grid[max(i - 1, 0)] * grid[i]), grid[-1], color="grey", alpha=0.12)
+            a.axvspan(np.sqrt(grid[max(i - 1, 0)] * grid[i]), grid[-1], ymin=0.95 - 0.05 * (k + 1),
+                      ymax=0.95 - 0.05 * k, color=c, alpha=0.35, lw=0)
     m = res["markers"]
     g = [k for k in m if np.isfinite(m[k]["sim"]["dt"]).all()]
     a.plot(g, [np.mean(m[k]["sim"]["dt"]) for k in g], "ko", ms=4, label=f"simulation, λ = {res['marker_lam']}")
     a.set(xscale="log", yscale="log", xlabel="weight decay γ", ylabel="Δt_grok")
     a.legend(fontsize=7)
-    paper_title(a, "", "grokking time vs γ (grey: no grokking)")
+    paper_title(a, "", "grokking time vs γ (bars at the top: no grokking for that λ)")
     return fig
 
 
@@ -113,11 +114,11 @@ def fig4(res: dict):
                 a = ax[row, j]
                 a.plot(t, r["theory"][f"train_{q}"], "k--", lw=2.5, alpha=0.5)
                 a.plot(t, r["theory"][f"test_{q}"], "k", lw=2.5, alpha=0.5)
-                a.plot(t, r[f"train_{q}"][i], color=c, ls="--")
-                a.plot(t, r[f"test_{q}"][i], color=c)
+                a.plot(t, np.asarray(r[f"train_{q}"])[0, i], color=c, ls="--")  # draw 0
+                a.plot(t, np.asarray(r[f"test_{q}"])[0, i], color=c)
         ax[0, j].set(xscale="log", yscale="log", ylabel="loss")
         ax[1, j].set(xscale="log", ylabel="accuracy", xlabel="equivalent steps at η₀ = 0.01 (η·t/η₀)")
-        paper_title(ax[0, j], "Fig. 4" if j == 0 else "", f"{act} two-layer MLP")
+        paper_title(ax[0, j], "Fig. 4" if j == 0 else "", f"{act} two-layer MLP, d_in = {res.get('d_in', 1000)}")
     _style_legend(ax[0, 0], [(f"d_h = {d}", c) for d, c in zip(sorted(res["runs"]), THREE)])
     return fig
 
@@ -180,9 +181,12 @@ def fig7(res: dict):
     for a, (k, x, y, xl, yl, fixed) in zip(ax[0], panels):
         z = res[k]
         z = np.where(np.isfinite(z) & (z > 0), np.log10(np.maximum(z, 1e-300)), np.nan)
-        cs = a.pcolormesh(x, y, z, cmap="RdBu", shading="nearest")
+        cmap = matplotlib.colormaps["viridis"].copy()
+        cmap.set_bad("white")  # sequential: no colour is white except "no grokking"
+        cs = a.pcolormesh(x, y, np.ma.masked_invalid(z), cmap=cmap, shading="nearest")
+        a.set_facecolor("white")
         a.set(xscale="log", yscale="log" if yl == "d_out" else "linear", xlabel=xl, ylabel=yl)
-        fig.colorbar(cs, ax=a, label="log₁₀ Δt_grok")
+        fig.colorbar(cs, ax=a, pad=0.02).ax.set_title("log₁₀ Δt", fontsize=8)
         paper_title(a, "Fig. 7" if k == "left" else "", f"{fixed}; white: no grokking")
         a.grid(False)
     return fig
@@ -206,21 +210,22 @@ def fig8(res: dict):
     paper_title(a0, "Fig. 8", "teacher–student (theory), d_out = 1")
     m = res["mod"]
     order = np.argsort(m["alpha"])  # blue = smallest α
-    for i, c in zip(order, sweep_colors(len(order))):
-        a1.plot(m["train_loss"][i], m["train_acc"][i], color=c, ls="--")
-        a1.plot(m["train_loss"][i], m["test_acc"][i], color=c, label=f"α = {m['alpha'][i]:g}")
+    for i, c in zip(order, sweep_colors(len(order))):  # draw 0
+        a1.plot(m["train_loss"][0, i], m["train_acc"][0, i], color=c, ls="--")
+        a1.plot(m["train_loss"][0, i], m["test_acc"][0, i], color=c, label=f"α = {m['alpha'][i]:g}")
     a1.set(xscale="log", xlabel="training loss (MSE)", ylabel="accuracy")
     a1.xaxis.set_minor_formatter(NullFormatter())
     a1.invert_xaxis()
     a1.legend(fontsize=7)
     paper_title(a1, "", "modular addition (train dashed, test solid)")
-    dt = m["t_te"] - m["t_tr"]
-    a2.plot(m["lam"], dt, "o", color="tab:blue", label="modular addition")
+    for k, row in enumerate(np.asarray(res["dt"])):
+        a2.plot(m["lam"], row, "o", color="tab:blue", alpha=0.35, ms=4, label="one draw" if k == 0 else None)
+    a2.plot(m["lam"], res["dt_mean"], "s", color="tab:blue", label="mean over draws")
     f = res["fit"]
     if np.isfinite(f["lam_star"]):
         x = np.linspace(m["lam"].min(), m["lam"].max(), 100)
         a2.plot(x, f["C"] * np.abs(f["lam_star"] - x) ** -2.0, "k--",
-                label=f"C(λ* − λ)⁻², λ* = {f['lam_star']:.3f}, R² = {f['r2']:.3f}")
+                label=f"C(λ* − λ)⁻² fit of the mean, λ* = {f['lam_star']:.3f}")
     a2.set(xlabel="λ = 2/(αp)", ylabel="Δt_grok")
     a2.legend(fontsize=8)
     paper_title(a2, "", "grokking time vs λ")
@@ -241,6 +246,22 @@ def fig1_table(m1):
                      [["simulated Δt (seed mean)"] + [f"{v:.0f}" for v in m1.sim_dt],
                       ["exact theory Δt"] + [f"{v:.0f}" for v in m1.theory_dt],
                       ["Eq. 11 / exact"] + [f"{v:.2f}" for v in m1.eq11_ratio]])
+
+
+def fig1_seeds_table(m):
+    """Paper Fig. 1 over many draws: curve agreement (mean of the draws, and the range over single draws) and
+    Δt_sim/Δt_exact at λ ≥ 0.9."""
+    rows = [[f"{lam:g}", f"{m.loss_dev_mean[lam]:.3f}", f"{min(m.loss_dev[lam]):.3f}–{max(m.loss_dev[lam]):.3f}",
+             f"{m.acc_dev_mean[lam]:.3f}", f"{min(m.acc_dev[lam]):.3f}–{max(m.acc_dev[lam]):.3f}",
+             "—" if not np.isfinite(m.late_t[lam]) else f"{m.late_t[lam]:.3g}"] for lam in m.lams]
+    table = _markdown(["λ", "loss: mean of draws (decades)", "single draws", "|ΔA|: mean of draws", "single draws",
+                       "mean leaves theory by > 0.05 decades at t ="], rows)
+    dt = _markdown(["λ"] + [f"Δt_sim/Δt_exact, ε = {e:g}: median (mean)" for e in m.eps],
+                   [[f"{lam:g}"] + [f"{m.dt_ratio_median[lam][e]:.3f} ({m.dt_ratio_mean[lam][e]:.3f})" for e in m.eps]
+                    for lam in m.dt_ratio])
+    from IPython.display import Markdown
+
+    return Markdown(table.data + "\n\n" + dt.data)
 
 
 def eq11_table(q):
@@ -264,17 +285,29 @@ def fig4_table(m4):
 
 
 def fig8_table(m8):
-    """Paper Fig. 8 (bottom): Δt per training fraction α and the (λ* − λ)⁻² fit."""
+    """Paper Fig. 8 (bottom): Δt per training fraction α and draw, the trend and the test of the fit's form."""
+    rows = [[f"draw {k}"] + ["—" if not np.isfinite(v) else f"{v:.0f}" for v in row] for k, row in enumerate(m8.dt)]
+    rows.append(["λ = 2/(αp)"] + [f"{v:.3f}" for v in m8.lam])
+    table = _markdown(["Δt at α ="] + [f"{a:g}" for a in m8.alpha], rows)
+    per_draw = zip(map(_num_or_text, m8.trend_p), map(_num_or_text, m8.delta_aic), m8.lam_star)
+    per = _markdown(["draw", "Spearman p (λ, Δt)", "ΔAIC (paper's form vs best rival)", "fitted λ*"],
+                    [[f"{k}", f"{p}" if isinstance(p, str) else f"{p:.3g}",
+                      f"{a}" if isinstance(a, str) else f"{a:.2f}", f"{ls:.3f}"]
+                     for k, (p, a, ls) in enumerate(per_draw)])
     from IPython.display import Markdown
 
-    table = _markdown(["α"] + [f"{a:g}" for a in m8.alpha], [["Δt"] + [f"{v:.0f}" for v in m8.dt]])
-    return Markdown(table.data + "\n\n" + f"Fit Δt = C(λ* − λ)⁻²: C = {m8.C:.3g}, λ* = {m8.lam_star:.3f} "
-                    f"(α* = {m8.alpha_star:.2f}), R²(log) = {m8.r2:.3f}.")
+    return Markdown(table.data + "\n\n" + per.data + f"\n\nRuns of {m8.steps} steps; ΔAIC > 0 favours (λ* − λ)⁻².")
 
 
-def errata_table(m1, q, m3, m4, m6):
-    """Paper Eqs. 11, 15, 18, 25, 28, §3.3.2 and App. C / Fig. 6: each disagreement of the paper
-    with exact theory or simulation, from the summaries of Figs. 1, 3, 4, 6 and of Eq. 11."""
+def _num_or_text(v):
+    """A number as itself, anything else (NOT_OBSERVED) as its text."""
+    return v if isinstance(v, (int, float)) else str(v)
+
+
+def errata_table(m1, q, m3, m4, m6, th):
+    """Paper Eqs. 11, 15, 18, 25, 28, §3.1.3, §3.3.1, §3.3.2 and App. C / Fig. 6: each disagreement of
+    the paper with exact theory or simulation, from the summaries of Figs. 1, 3, 4, 6, of Eq. 11 and of the
+    theory checks."""
     lams = m1.lams
     linear = [(d, v) for (d, a), v in m4.runs.items() if a == "linear"]
     rows = [
@@ -289,6 +322,18 @@ def errata_table(m1, q, m3, m4, m6):
          f"at fixed ε, Δt rises with γ and then becomes ∞: λ = {m3.marker_lam}, theory Δt = "
          + ", ".join(f"{dt:.0f} (γ = {g:g})" for g, dt in m3.marker_theory_dt.items())
          + f", ∞ from γ_c ≈ {m3.gamma_c_marker:.2g}"),
+        ("Eq. 15 (Δt)", "Δt_grok ≃ log(1+√λ)/(2η₀(1−√λ)²)",
+         f"{th.eq15_dt:.0f} at λ = {th.wd_lam}; the exact Δt with weight decay is {th.wd_dt_range[0]:.0f}–"
+         f"{th.wd_dt_range[1]:.0f} for every γ below γ_c ≈ {th.gamma_c:.2g} and increases with γ"),
+        ("§3.3.2, λ > 1", "with WD the late-time behaviour is the same as Eq. 15",
+         f"the null directions of Σ_tr relax to S = 0, leaving L_gen(∞) ≥ ½(1 − 1/λ): {th.over_gen_inf:.4f} at "
+         f"λ = {th.over_lam}, γ = {th.over_gamma:g}; no grokking at ε = {th.eps:g}"),
+        ("§3.1.3", "Δt_grok(λ → 1) diverges quadratically",
+         f"true of Eq. 11 (ε → 0) only: at ε = {th.eps:g} the exact Δt at λ = 1 is {th.lam1_dt:.3g} steps, finite"),
+        ("§3.3.1 (a tempting reading)", "Δt = 0 once 1/d_out < ε (L(0) = 1/d_out is below ε)",
+         f"Δt = 0 needs both accuracies ≥ 95% at t = 0 (χ² quantile): from d_out = {th.dout_zero_chi2} at "
+         f"ε = {th.eps:g}; at d_out = 1000 the exact Δt is {th.dt_dout1000:.0f} (λ = {th.wd_lam}). This chapter "
+         f"said so before; the paper only says 'no grokking as d_out → ∞'"),
         ("Eq. 18 / 42", "L^{2L} = ‖D₀‖² · L^{1L}(η₀/(2d_out²))",
          "missing 1/d_out: the prefactor is the initial loss ‖D₀‖²/d_out; measured L(0) = "
          + ", ".join(f"{v.loss0:.3g}" for _, v in linear) + " vs ‖D₀‖² ≈ "

@@ -179,6 +179,12 @@ def dt_eq11(lam, eta: float = 0.01) -> np.ndarray:
     return -np.log(s) / (2 * eta * s ** 2)
 
 
+def dt_eq15(lam, eta: float = 0.01) -> np.ndarray:
+    """Eq. 15 (third part): Δt_grok ≃ log(1 + √λ)/(2η(1 − √λ)²), the paper's grokking time with weight decay."""
+    s = 1 - np.sqrt(np.asarray(lam, float))
+    return np.log(1 + np.sqrt(np.asarray(lam, float))) / (2 * eta * s ** 2)
+
+
 def t_star_lambert(lam: float, eps: float, eta: float = 0.01) -> tuple[float, float]:
     """Eqs. 23/24: t* = 3/(8η(1−√λ)²)·W(z) with z_tr = 2^{5/3}(1−√λ)²/(3π^{1/3}√λ ε^{2/3}) and
     z_gen = z_tr (1−√λ)^{−4/3} (Lambert W, principal branch)."""
@@ -315,49 +321,77 @@ class LinearGD:
                         self.delta_unit * math.sqrt(noise_var), self.dout, self.b_unit, self.delta_unit)
 
     def D(self, t: torch.Tensor) -> torch.Tensor:
-        """D̄_t (S, d, d_out) for per-seed integer steps ``t`` (shape (S,) or scalar)."""
-        t = torch.as_tensor(t, dtype=torch.float64, device=self.c.device).reshape(-1, 1)
-        ct = torch.where(self.moving, self.c ** t, torch.ones_like(self.c))
-        return self.Sst + ct[..., None] * (self.Sb0 - self.Sst) - self.Tb
+        """D̄_t (S, K, d, d_out) at per-seed integer steps ``t`` (S, K)."""
+        ct = torch.where(self.moving[:, None, :], self.c[:, None, :] ** t[..., None],
+                         torch.ones((), dtype=self.c.dtype, device=self.c.device))
+        return (self.Sst - self.Tb)[:, None] + ct[..., None] * (self.Sb0 - self.Sst)[:, None]
+
+    def _chunk(self) -> int:
+        """Time points per batched evaluation (about 3·10⁷ residual entries at once)."""
+        s, n, _ = self.XV.shape
+        return max(1, int(3e7 // (s * max(n, self.XgV.shape[1]) * self.dout)))
+
+    def _evaluate(self, t, eps: float) -> tuple[torch.Tensor, ...]:
+        """(L_tr, L_gen, A_tr, A_gen), each (S, K), at steps ``t`` (S, K): one matrix product per
+        chunk of time points instead of one pass over the data per time point."""
+        D = self.D(t)  # (S, K, d, o)
+        S, K, d, o = D.shape
+        Dm = D.permute(0, 2, 1, 3).reshape(S, d, K * o)
+        e_tr = ((self.XV @ Dm).reshape(S, -1, K, o) - self.delta[:, :, None, :]).pow(2).mean(3)  # (S, N, K)
+        e_gen = (self.XgV @ Dm).reshape(S, -1, K, o).pow(2).mean(3)
+        return (e_tr.mean(1), (D ** 2).sum((2, 3)) / self.dout, (e_tr < eps).double().mean(1),
+                (e_gen < eps).double().mean(1))
+
+    def evaluate(self, t, eps: float) -> tuple[torch.Tensor, ...]:
+        """:meth:`_evaluate` over time points ``t`` (S, K) or (K,), in chunks."""
+        t = torch.as_tensor(t, dtype=torch.float64, device=self.c.device)
+        t = t.reshape(1, -1).expand(self.c.shape[0], -1) if t.ndim <= 1 else t
+        k = self._chunk()
+        parts = [self._evaluate(t[:, i:i + k], eps) for i in range(0, t.shape[1], k)]
+        return tuple(torch.cat([p[j] for p in parts], 1) for j in range(4))
 
     def losses(self, t) -> tuple[torch.Tensor, torch.Tensor]:
-        """(L_tr, L_gen) per seed at step ``t``: empirical train MSE and (1/d_out)‖D‖²_F."""
-        D = self.D(t)
-        ltr = ((self.XV @ D - self.delta) ** 2).mean((1, 2))
-        return ltr, (D ** 2).sum((1, 2)) / self.dout
+        """(L_tr, L_gen) per seed at step ``t`` (scalar or per seed): empirical train MSE and (1/d_out)‖D‖²_F."""
+        ltr, lgen, _, _ = self.evaluate(self._per_seed(t), 0.0)
+        return ltr[:, 0], lgen[:, 0]
 
     def accuracies(self, t, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
         """Fraction of train / fresh test samples with (1/d_out)‖Sᵀx − y‖² < ε, per seed."""
-        D = self.D(t)
-        a_tr = (((self.XV @ D - self.delta) ** 2).mean(2) < eps).double().mean(1)
-        a_gen = (((self.XgV @ D) ** 2).mean(2) < eps).double().mean(1)
-        return a_tr, a_gen
+        _, _, a_tr, a_gen = self.evaluate(self._per_seed(t), eps)
+        return a_tr[:, 0], a_gen[:, 0]
+
+    def _per_seed(self, t) -> torch.Tensor:
+        t = torch.as_tensor(t, dtype=torch.float64, device=self.c.device).reshape(-1, 1)
+        return t.expand(self.c.shape[0], 1)
 
     def curves(self, steps, eps: float) -> dict:
         """Losses and accuracies at every step of ``steps``: arrays (S, len(steps))."""
-        out = {k: [] for k in ("train_loss", "test_loss", "train_acc", "test_acc")}
-        for t in steps:
-            lt, lg = self.losses(float(t))
-            at, ag = self.accuracies(float(t), eps)
-            for k, v in zip(out, (lt, lg, at, ag)):
-                out[k].append(v.cpu().numpy())
-        return {"step": np.asarray(steps, float), **{k: np.stack(v, 1) for k, v in out.items()}}
+        vals = self.evaluate(np.asarray(steps, float), eps)
+        keys = ("train_loss", "test_loss", "train_acc", "test_acc")
+        return {"step": np.asarray(steps, float), **{k: v.cpu().numpy() for k, v in zip(keys, vals)}}
 
-    def first_steps(self, eps: float, thr: float, t_max: int) -> tuple[np.ndarray, np.ndarray]:
+    def first_steps(self, eps: float, thr: float, t_max: int, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """First integer step at which train / test accuracy ≥ thr, per seed (∞ if not by t_max).
 
-        Bisection on the integer step, all seeds at once (assumes the accuracy crosses once).
+        A (k+1)-ary search on the integer step, all seeds and both accuracies at once (assumes the
+        accuracy crosses once): each round evaluates k points inside every bracket in one batch.
+        By default k = 31 for d_out = 1 (a pass over the data costs the same for 1 or 31 points)
+        and k = 1, bisection, for d_out > 1 (there each point costs a full matrix product).
         """
-        out = []
-        for k in (0, 1):
-            S = self.c.shape[0]
-            lo = torch.full((S,), -1.0, dtype=torch.float64)
-            hi = torch.full((S,), float(t_max), dtype=torch.float64)
-            reached = self.accuracies(hi, eps)[k].cpu() >= thr
-            while bool(((hi - lo) > 1).any()):
-                mid = torch.floor((lo + hi) / 2)
-                ok = self.accuracies(mid, eps)[k].cpu() >= thr
-                hi = torch.where(ok, mid, hi)
-                lo = torch.where(ok, lo, mid)
-            out.append(np.where(reached.numpy(), hi.numpy(), np.inf))
-        return out[0], out[1]
+        k = k or (31 if self.dout == 1 else 1)
+        S = self.c.shape[0]
+        a = self.evaluate(torch.full((S, 1), float(t_max), dtype=torch.float64), eps)
+        reached = [(a[2][:, 0] >= thr).cpu().numpy(), (a[3][:, 0] >= thr).cpu().numpy()]
+        lo = torch.full((S, 2), -1.0, dtype=torch.float64)
+        hi = torch.full((S, 2), float(t_max), dtype=torch.float64)
+        frac = torch.arange(1, k + 1, dtype=torch.float64) / (k + 1)
+        while bool(((hi - lo) > 1).any()):
+            pts = torch.maximum(torch.floor(lo[..., None] + (hi - lo)[..., None] * frac), lo[..., None] + 1)
+            pts = torch.minimum(pts, hi[..., None])  # (S, 2, k)
+            v = self.evaluate(pts.reshape(S, 2 * k).to(self.c.device), eps)
+            ok = torch.stack([v[2][:, :k], v[3][:, k:]], 1).cpu() >= thr  # (S, 2, k)
+            first = torch.where(ok.any(2), ok.double().argmax(2), torch.full((S, 2), k, dtype=torch.long))
+            ext = torch.cat([lo[..., None], pts, hi[..., None]], 2)  # lo, points, hi
+            hi = torch.gather(ext, 2, (first + 1)[..., None])[..., 0]
+            lo = torch.gather(ext, 2, first[..., None])[..., 0]
+        return tuple(np.where(reached[j], hi[:, j].numpy(), np.inf) for j in (0, 1))

@@ -21,32 +21,37 @@ from companion.train.optim import BatchedOptimizer
 
 def train_two_layer(d_in: int, d_h: int, d_out: int, n_train: int, n_gen: int, activations: tuple,
                     eta: float, steps: int, eps: float, n_evals: int, seed: int,
-                    device: str = "cpu") -> dict:
+                    device: str = "cpu", n_seeds: int = 1) -> dict:
     """Full-batch GD (:func:`companion.train.fit`, plain ``W ← W − η·∇W``) of the two-layer
-    student, one run per activation in ``activations`` ("linear", "tanh"), batched along a
-    leading axis; the runs share data, teacher and initial student.
+    student, one run per (draw, activation) — draws ``seed``, ``seed + 1``, … of data, teacher
+    and initial student, activations in ``activations`` ("linear", "tanh") — batched along a
+    leading axis; the activations of one draw share its data, teacher and initial student.
 
     Loss is torch ``MSELoss`` (mean over N·d_out); a sample is correct when its
-    (1/d_out)‖f(x) − y‖² < ``eps``. Returns losses/accuracies (n_act, n_evals) at about
-    ``n_evals`` log-spaced steps (⌊geomspace(1, steps)⌋ and 0) and the ``activations``.
+    (1/d_out)‖f(x) − y‖² < ``eps``. Returns losses/accuracies (n_seeds, n_act, n_evals) at about
+    ``n_evals`` log-spaced steps (⌊geomspace(1, steps)⌋ and 0), the kernel h = ½(‖S₀‖² + ‖S₁‖²)
+    of Eq. 17 at the same steps, and the ``activations``.
     """
     from companion.settings import one_of
 
     for a in activations:
         one_of("activation", a, ACTIVATIONS)
-    g = torch.Generator().manual_seed(seed)
-    B = len(activations)
-    X = two_layer_inputs(d_in, n_train + n_gen, g).to(device)
+    A = len(activations)
+    draws = []
+    for s in range(n_seeds):
+        g = torch.Generator().manual_seed(seed + s)
+        X = two_layer_inputs(d_in, n_train + n_gen, g)
+        draws.append((X, *(gaussian_layer(a, b, g) for a, b in ((d_in, d_h), (d_h, d_out), (d_in, d_h), (d_h, d_out)))))
 
-    def layer(a: int, b: int) -> torch.Tensor:
-        return gaussian_layer(a, b, g).to(device).expand(B, a, b).clone()
-    T0, T1, S0, S1 = layer(d_in, d_h), layer(d_h, d_out), layer(d_in, d_h), layer(d_h, d_out)
-    is_tanh = torch.tensor([a == "tanh" for a in activations], device=device)[:, None, None]
-    Xtr, Xgen = X[:n_train], X[n_train:]
+    def stack(j: int) -> torch.Tensor:  # (n_seeds·A, ...): member s·A + i is draw s, activation i
+        return torch.stack([d[j] for d in draws]).repeat_interleave(A, 0).to(device).clone()
+    X, T0, T1, S0, S1 = (stack(j) for j in range(5))
+    is_tanh = torch.tensor([a == "tanh" for a in activations] * n_seeds, device=device)[:, None, None]
+    Xtr, Xgen = X[:, :n_train], X[:, n_train:]
     Ytr, Ygen = two_layer(T0, T1, Xtr, is_tanh), two_layer(T0, T1, Xgen, is_tanh)
     S0.requires_grad_(True), S1.requires_grad_(True)
     evals = set(np.unique(np.geomspace(1, steps, n_evals).astype(int)).tolist()) | {0}
-    rec: dict = {k: [] for k in HISTORY}
+    rec: dict = {k: [] for k in (*HISTORY, "h")}
 
     def loss(t: int) -> torch.Tensor:
         return ((two_layer(S0, S1, Xtr, is_tanh) - Ytr) ** 2).mean((1, 2)).sum()
@@ -60,32 +65,40 @@ def train_two_layer(d_in: int, d_h: int, d_out: int, n_train: int, n_gen: int, a
         rec["test_loss"].append(se_gen.mean(1).cpu().numpy())
         rec["train_acc"].append((se_tr.mean(2) < eps).float().mean(1).cpu().numpy())
         rec["test_acc"].append((se_gen < eps).float().mean(1).cpu().numpy())
+        rec["h"].append((0.5 * ((S0 ** 2).sum((1, 2)) + (S1 ** 2).sum((1, 2)))).cpu().numpy())
 
     fit([S0, S1], BatchedOptimizer([S0, S1], "sgd", eta), steps, evals=evals, record=record, loss=loss,
         state=history_state(rec))
     out = stacked_history(rec)
+    for k in ("train_loss", "test_loss", "train_acc", "test_acc", "h"):
+        out[k] = np.asarray(out[k]).reshape(n_seeds, A, -1)
     out["activations"] = list(activations)
     return out
 
 
 def train_quadratic_mlp(p: int, d_h: int, alphas: tuple, lr: float, steps: int, eval_every: int,
-                        seed: int, device: str = "cpu") -> dict:
-    """Train one model per training fraction α in ``alphas`` (same initialisation) by full-batch GD
-    and record train/test accuracy (argmax) and MSE every ``eval_every`` steps: arrays
-    (n_α, n_evals), with ``alpha`` and λ = d_in/N_tr = 2/(αp) as ``lam``."""
+                        seed: int, device: str = "cpu", n_seeds: int = 1) -> dict:
+    """Train one model per (draw, training fraction α in ``alphas``) by full-batch GD, batched: draw
+    s uses split and initialisation seed ``seed + s`` (the α of one draw share the initialisation).
+    Records train/test accuracy (argmax) and MSE every ``eval_every`` steps: arrays
+    (n_seeds, n_α, n_evals), with ``alpha`` and λ = d_in/N_tr = 2/(αp) as ``lam``."""
     A = len(alphas)
-    masks = split_masks(p, alphas, seed).to(device).float()  # (A, p²)
+    masks = torch.cat([split_masks(p, alphas, seed + s) for s in range(n_seeds)]).to(device).float()  # (S·A, p²)
     a, b, c = addition_table(p, device)
     Y = torch.nn.functional.one_hot(c, p).float()  # (p², p)
-    g = torch.Generator().manual_seed(seed)
-    W1 = torch.randn(d_h, 2 * p, generator=g).to(device).expand(A, d_h, 2 * p).clone().requires_grad_(True)
-    W2 = torch.randn(p, d_h, generator=g).to(device).expand(A, p, d_h).clone().requires_grad_(True)
-    n_tr = masks.sum(1)  # (A,)
+    W1s, W2s = [], []
+    for s in range(n_seeds):
+        g = torch.Generator().manual_seed(seed + s)
+        W1s.append(torch.randn(d_h, 2 * p, generator=g))
+        W2s.append(torch.randn(p, d_h, generator=g))
+    W1 = torch.stack(W1s).repeat_interleave(A, 0).to(device).requires_grad_(True)  # (S·A, d_h, 2p)
+    W2 = torch.stack(W2s).repeat_interleave(A, 0).to(device).requires_grad_(True)  # (S·A, p, d_h)
+    n_tr = masks.sum(1)  # (S·A,)
     rec: dict = {k: [] for k in HISTORY}
 
     def squared_errors() -> tuple[torch.Tensor, torch.Tensor]:
-        out = quadratic_mlp(W1, W2, a, b, p)  # (A, p, p²)
-        return out, ((out - Y.T) ** 2).sum(1)  # (A, p²) squared error summed over classes
+        out = quadratic_mlp(W1, W2, a, b, p)  # (S·A, p, p²)
+        return out, ((out - Y.T) ** 2).sum(1)  # (S·A, p²) squared error summed over classes
 
     def loss(t: int) -> torch.Tensor:
         return ((squared_errors()[1] * masks).sum(1) / n_tr).sum()
@@ -103,6 +116,8 @@ def train_quadratic_mlp(p: int, d_h: int, alphas: tuple, lr: float, steps: int, 
     fit([W1, W2], BatchedOptimizer([W1, W2], "sgd", lr), steps, evals=every(eval_every, steps), record=record,
         loss=loss, state=history_state(rec))
     out = stacked_history(rec)
+    for k in ("train_loss", "test_loss", "train_acc", "test_acc"):
+        out[k] = out[k].reshape(n_seeds, A, -1)
     out["alpha"] = np.asarray(alphas, float)
     out["lam"] = 2 / (np.asarray(alphas, float) * p)
     return out

@@ -11,30 +11,70 @@ against exact simulation.
 
 from __future__ import annotations
 
-from companion.experiments.linear_estimators import summaries  # noqa: F401  (the chapter's summaries)
+from companion.experiments.linear_estimators import summaries, summaries_late  # noqa: F401  (the chapter's summaries)
 from companion.experiments.linear_estimators.configs import (  # noqa: F401  (the package's public names)
     FIGURES,
     PAPER,
     PROFILES,
     Fig1Config,
+    Fig1SeedsConfig,
     Fig2Config,
+    Fig2MarkersConfig,
     Fig3Config,
     Fig4Config,
     Fig6Config,
     Fig7Config,
     Fig8Config,
+    InitScaleConfig,
     config,
     departures_table,
 )
 from companion.experiments.linear_estimators.networks import fig4, fig8, fit_divergence  # noqa: F401
-from companion.experiments.linear_estimators.teacher_student import eq11_ratios, fig1, fig2, fig3, fig5, fig6, fig7  # noqa: F401
+from companion.experiments.linear_estimators.teacher_student import (  # noqa: F401
+    eq11_ratios,
+    fig1,
+    fig1_seeds,
+    fig2,
+    fig2_markers,
+    fig3,
+    fig5,
+    fig6,
+    fig7,
+    init_rescaling,
+    theory_checks,
+)
 
 TITLE = "Grokking in linear estimators"
 PAPER_ITEMS = tuple(f"Fig. {i}" for i in range(1, 9))
-EXPERIMENTS = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig6": fig6, "fig7": fig7, "fig8": fig8}
+EXPERIMENTS = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig6": fig6, "fig7": fig7, "fig8": fig8,
+               "fig1_seeds": fig1_seeds, "fig2_markers": fig2_markers, "init_rescaling": init_rescaling}
 
 
 def run_all(profile: str, device: str, seed: int = 0) -> None:
     """Compute every experiment the chapter shows (fills the cache)."""
     for name, run in EXPERIMENTS.items():
         run(config(name, profile, seed), device)
+
+
+#: the claims this reproduction does not confirm, and why (the chapter states the numbers)
+KNOWN_DEVIATIONS = {
+    "fig1_loss_lam0.9": "at d_in = 1000 the mean of the draws falls below Eq. 8 late in training (table above): the "
+                        "late loss is carried by the smallest eigenvalues of Σ_tr near the MP edge, which fluctuate at "
+                        "finite d_in; the MP law is the d_in → ∞ limit",
+    "fig1_acc_lam0.9": "the same finite-size gap seen in the accuracies: the late loss falls below Eq. 8, so the "
+                       "simulated accuracies rise earlier than Eq. 9's (table above)",
+    "fig1_loss_lam1.5": "at λ = 1.5 the mean train loss leaves Eq. 8 late in training (table above), the same "
+                        "finite-size effect of the smallest non-zero eigenvalues",
+    "fig1_acc_lam1.5": "the train accuracy at λ = 1.5 follows the late finite-size gap of the train loss (table "
+                       "above), just past the bound",
+    "fig4_eq18_small": "at d_h = 50 = 10·d_out every draw crosses later than the corrected Eq. 18 (by 15–41%): "
+                       "the kernel h is ½ only for d_h ≫ d_out, and a draw's initial loss scatters by ±5% (table "
+                       "above)",
+}
+#: profiles at which each known deviation is declared (not at smoke, which only exercises code paths)
+DEVIATION_PROFILES = {k: ("cpu", "paper") for k in KNOWN_DEVIATIONS}
+
+
+def known_deviation(claim: str, profile: str) -> str | None:
+    """Why ``claim`` is not expected to hold at ``profile`` (None: it is expected to hold)."""
+    return KNOWN_DEVIATIONS[claim] if profile in DEVIATION_PROFILES.get(claim, ()) else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from companion.profiles import select
+from companion.profiles import select, unstated
 
 
 @dataclass(frozen=True)
@@ -20,17 +20,17 @@ class Fig1Config:
     eta: float = 0.01  # GD learning rate η₀
     eps: float = 1e-3  # accuracy threshold ε on the per-sample error
     curve_lams: tuple = (0.1, 0.9, 1.5)  # λ of the left/centre panels
-    dt_lams: tuple = (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95)  # right-panel markers (unspecified)
-    eps_right: tuple = (1e-3, 1e-4)  # the right panel's two ε (unspecified)
-    n_seeds: int = 4  # independent draws per λ (unspecified)
-    n_gen: int = 5000  # fresh test samples (unspecified)
-    t_end: float = 3e5  # curves end (unspecified)
+    dt_lams: tuple = unstated((0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95))  # right-panel markers (unspecified)
+    eps_right: tuple = unstated((1e-3, 1e-4))  # the right panel's two ε (unspecified)
+    n_seeds: int = unstated(4)  # independent draws per λ (unspecified)
+    n_gen: int = unstated(5000)  # fresh test samples (unspecified)
+    t_end: float = unstated(3e5)  # curves end (unspecified)
     n_points: int = 60  # curve evaluation points, log-spaced
     t_max: int = 10 ** 7  # bisection limit for simulated t*
     n_theory: int = 40  # λ grid of the theory curves
-    lam_grid_range: tuple = (0.05, 0.97)  # λ range of the theory Δt curve (unspecified)
+    lam_grid_range: tuple = unstated((0.05, 0.97))  # λ range of the theory Δt curve (unspecified)
     seed_per_lam: int = 1000  # the draws at λ use seed + int(seed_per_lam·λ) (one stream per λ)
-    seed: int = 0  # base seed
+    seed: int = unstated(0)  # base seed
 
 
 @dataclass(frozen=True)
@@ -42,19 +42,75 @@ class Fig2Config:
     eps: float = 1e-3  # accuracy threshold ε
     lam: float = 0.9  # λ of the left/centre panels
     douts: tuple = (1, 50, 700)  # output dimensions of the left/centre panels
-    right_lams: tuple = (0.3, 0.5, 0.7, 0.9)  # theory curves of the right panel (unspecified)
+    right_lams: tuple = unstated((0.3, 0.5, 0.7, 0.9))  # theory curves of the right panel (unspecified)
     n_dout_grid: int = 30  # theory d_out grid points in dout_grid_range
-    dout_grid_range: tuple = (1, 2000)  # d_out range of the theory curves (unspecified)
-    marker_lam: float = 0.5  # λ of the simulated markers
-    marker_douts: tuple = (1, 10, 100, 300, 700)  # d_out of the simulated markers
-    n_seeds: int = 3  # curves (unspecified); markers use 1 seed
-    n_gen: int = 5000  # fresh test samples (unspecified)
-    t_end: float = 1e6  # curves end
+    dout_grid_range: tuple = unstated((1, 2000))  # d_out range of the theory curves (unspecified)
+    marker_lam: float = unstated(0.5)  # λ of the simulated markers
+    marker_douts: tuple = unstated((1, 10, 100, 300, 700))  # d_out of the simulated markers
+    n_seeds: int = unstated(3)  # curves (unspecified); markers use 1 seed
+    n_gen: int = unstated(5000)  # fresh test samples (unspecified)
+    t_end: float = unstated(1e6)  # curves end
     n_points: int = 50  # curve evaluation points, log-spaced
     t_max: int = 10 ** 7  # bisection limit for the markers' simulated t*
     thr: float = 0.95  # accuracy that counts as reached
     marker_seed_offset: int = 100  # marker i uses seed + marker_seed_offset + i (curve i: seed + i)
-    seed: int = 0  # base seed
+    seed: int = unstated(0)  # base seed
+
+
+@dataclass(frozen=True)
+class Fig1SeedsConfig:
+    """§3.1, Fig. 1 over many draws: the curves at λ = 0.1, 0.9, 1.5 against Eqs. 8/9 at both ε, and the
+    simulated Δt at λ ≥ 0.9, where one draw scatters most (d_out = 1, γ = 0, η = 0.01, d_in = 10³)."""
+
+    d_in: int = 1000  # input dimension
+    eta: float = 0.01  # GD learning rate η₀
+    eps: tuple = unstated((1e-3, 1e-4))  # Fig. 1's two ε (the first is the paper's text)
+    curve_lams: tuple = (0.1, 0.9, 1.5)  # λ of the curves
+    curve_seeds: int = unstated(5)  # draws per λ for the curves
+    dt_lams: tuple = unstated((0.9, 0.95))  # λ of the Δt check
+    dt_seeds: int = unstated(20)  # draws per λ for Δt
+    n_gen: int = unstated(2000)  # fresh test samples
+    t_end: float = unstated(3e5)  # curves end
+    n_points: int = 60  # curve evaluation points, log-spaced
+    t_max: int = 10 ** 7  # search limit for simulated t*
+    seed_per_lam: int = 1000  # the draws at λ use seed + seed_offset + int(seed_per_lam·λ)
+    seed_offset: int = 7000  # streams apart from fig1's
+    seed: int = unstated(0)  # base seed
+
+
+@dataclass(frozen=True)
+class Fig2MarkersConfig:
+    """§3.3.1, Fig. 2 (right): simulated Δt(d_out) at λ = 0.5 over several draws, against Eq. 12."""
+
+    d_in: int = 1000  # input dimension
+    eta: float = 0.01  # GD learning rate η₀
+    eps: float = 1e-3  # accuracy threshold ε
+    lam: float = unstated(0.5)  # λ of the markers
+    douts: tuple = unstated((1, 10, 100, 300, 700))  # output dimensions
+    n_seeds: int = unstated(5)  # draws per d_out
+    n_gen: int = unstated(2000)  # fresh test samples
+    t_max: int = 10 ** 7  # search limit for simulated t*
+    thr: float = 0.95  # accuracy that counts as reached
+    seed_offset: int = 300  # d_out i uses seed + seed_offset + i
+    seed: int = unstated(0)  # base seed
+
+
+@dataclass(frozen=True)
+class InitScaleConfig:
+    """§3.1.3: a student initialised at αS₀ (teacher unchanged), λ = 0.5, d_out = 1, γ = 0."""
+
+    d_in: int = 1000  # input dimension
+    eta: float = 0.01  # GD learning rate η₀
+    eps: float = 1e-3  # accuracy threshold ε
+    lam: float = unstated(0.5)  # λ = d_in/N_tr
+    alpha: float = unstated(2.0)  # the rescaling S₀ → αS₀
+    n_seeds: int = unstated(5)  # independent draws
+    n_gen: int = unstated(2000)  # fresh test samples
+    t_end: float = unstated(3e3)  # curves end (losses ≈ 10⁻⁵, above float64's floor)
+    n_points: int = 40  # curve evaluation points, log-spaced
+    t_max: int = 10 ** 7  # search limit for simulated t*
+    seed: int = unstated(0)  # base seed
+    seed_offset: int = 9000  # streams apart from the figures'
 
 
 @dataclass(frozen=True)
@@ -66,21 +122,21 @@ class Fig3Config:
     eps: float = 1e-3  # accuracy threshold ε
     lam: float = 0.9  # λ of the left/centre panels
     gammas: tuple = (1e-5, 1e-3, 1e-2)  # weight decays of the left/centre panels
-    right_lams: tuple = (0.3, 0.5, 0.7, 0.9)  # theory curves of the right panel (unspecified)
+    right_lams: tuple = unstated((0.3, 0.5, 0.7, 0.9))  # theory curves of the right panel (unspecified)
     n_gamma_grid: int = 60  # theory γ grid points in gamma_grid_range
-    gamma_grid_range: tuple = (1e-6, 1e-1)  # γ range of the theory curves (unspecified)
-    marker_lam: float = 0.5  # λ of the simulated markers
-    marker_gammas: tuple = (1e-5, 1e-3, 1e-2, 2e-2)  # γ of the simulated markers
-    n_seeds: int = 3  # independent draws (unspecified)
-    n_gen: int = 5000  # fresh test samples (unspecified)
-    t_end: float = 1e7  # curves end; also the bisection limit of simulated t*
+    gamma_grid_range: tuple = unstated((1e-6, 1e-1))  # γ range of the theory curves (unspecified)
+    marker_lam: float = unstated(0.5)  # λ of the simulated markers
+    marker_gammas: tuple = unstated((1e-5, 1e-3, 1e-2, 2e-2))  # γ of the simulated markers
+    n_seeds: int = unstated(3)  # independent draws (unspecified)
+    n_gen: int = unstated(5000)  # fresh test samples (unspecified)
+    t_end: float = unstated(1e7)  # curves end; also the bisection limit of simulated t*
     n_points: int = 60  # curve evaluation points, log-spaced
     thr: float = 0.95  # accuracy that counts as reached
-    plateau_lams: tuple = (0.3, 0.5)  # λ of the check of Eq. 38's small-γ limit
-    plateau_gammas: tuple = (1e-5, 1e-4)  # γ of that check
+    plateau_lams: tuple = unstated((0.3, 0.5))  # λ of the check of Eq. 38's small-γ limit
+    plateau_gammas: tuple = unstated((1e-5, 1e-4))  # γ of that check
     plateau_t: float = 1e9  # the "late" time of that check
     marker_seed_offset: int = 1  # the markers' draws use seed + marker_seed_offset (curves: seed)
-    seed: int = 0  # base seed
+    seed: int = unstated(0)  # base seed
 
 
 @dataclass(frozen=True)
@@ -88,16 +144,17 @@ class Fig4Config:
     """§3.4, Fig. 4: MLP 1000–d_h–5 (linear and tanh), η = 0.01, ε = 1e-4 (λ, steps unspecified)."""
 
     d_in: int = 1000  # input dimension
-    n_train: int = 2000  # training samples: λ = 0.5 (unspecified)
+    n_train: int = unstated(2000)  # training samples: λ = 0.5 (unspecified)
     n_gen: int = 2000  # fresh test samples
     d_hs: tuple = (50, 200)  # hidden widths
     d_out: int = 5  # output dimension
     eta: float = 0.01  # GD learning rate η₀
-    steps: int = 40_000  # GD steps (unspecified)
+    steps: int = unstated(40_000)  # GD steps (unspecified)
     eps: float = 1e-4  # accuracy threshold ε
     n_evals: int = 200  # log-spaced evaluation steps (about)
     thr: float = 0.95  # accuracy that counts as reached
-    seed: int = 0  # seed of data, teacher and student
+    n_seeds: int = unstated(5)  # independent draws of data, teacher and student (trained batched)
+    seed: int = unstated(0)  # seed of data, teacher and student
 
 
 @dataclass(frozen=True)
@@ -108,12 +165,12 @@ class Fig6Config:
     eta: float = 0.01  # GD learning rate η₀
     eps: float = 0.01  # accuracy threshold ε
     lam: float = 0.9  # λ = d_in/N_tr
-    sigma2s: tuple = (0.0, 1e-3, 2.5e-3, 1e-2)  # label-noise variances σ² (unspecified)
-    n_seeds: int = 3  # independent draws (unspecified)
-    n_gen: int = 5000  # fresh test samples (unspecified)
-    t_end: float = 1e6  # curves end
+    sigma2s: tuple = unstated((0.0, 1e-3, 2.5e-3, 1e-2))  # label-noise variances σ² (unspecified)
+    n_seeds: int = unstated(3)  # independent draws (unspecified)
+    n_gen: int = unstated(5000)  # fresh test samples (unspecified)
+    t_end: float = unstated(1e6)  # curves end
     n_points: int = 50  # curve evaluation points, log-spaced
-    seed: int = 0  # seed of the draws
+    seed: int = unstated(0)  # seed of the draws
 
 
 @dataclass(frozen=True)
@@ -124,10 +181,10 @@ class Fig7Config:
     eps: float = 1e-3  # accuracy threshold ε
     thr: float = 0.95  # accuracy that counts as reached
     n_grid: int = 40  # grid points per axis
-    left_lam: float = 0.5  # λ of the left panel
-    gamma_range: tuple = (1e-6, 1e-1)  # γ axis (unspecified)
-    dout_range: tuple = (1, 2000)  # d_out axis (unspecified)
-    lam_range: tuple = (0.05, 0.99)  # λ axis (unspecified)
+    left_lam: float = unstated(0.5)  # λ of the left panel
+    gamma_range: tuple = unstated((1e-6, 1e-1))  # γ axis (unspecified)
+    dout_range: tuple = unstated((1, 2000))  # d_out axis (unspecified)
+    lam_range: tuple = unstated((0.05, 0.99))  # λ axis (unspecified)
 
 
 @dataclass(frozen=True)
@@ -137,51 +194,62 @@ class Fig8Config:
     p: int = 48  # modulus
     d_h: int = 400  # hidden width
     lr: float = 500.0  # GD learning rate
-    alphas: tuple = (0.5, 0.6, 0.7, 0.8, 0.9)  # training fractions α
-    steps: int = 6000  # GD steps (unspecified)
-    eval_every: int = 20  # evaluation period in steps
+    alphas: tuple = unstated((0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9))  # training fractions (paper: 0.5–0.9)
+    steps: int = unstated(6000)  # GD steps (unspecified)
+    eval_every: int = unstated(20)  # evaluation period in steps
     thr: float = 0.95  # accuracy that counts as reached
-    ts_lams: tuple = (0.1, 0.3, 0.5, 0.7, 0.9)  # top-left teacher–student panel (unspecified)
+    n_seeds: int = unstated(5)  # splits and initialisations per α (trained batched)
+    ts_lams: tuple = unstated((0.1, 0.3, 0.5, 0.7, 0.9))  # top-left teacher–student panel (unspecified)
     ts_eps: float = 1e-3  # that panel's ε
     ts_eta: float = 0.01  # that panel's η₀
     ts_t_range: tuple = (1, 1e7)  # that panel's time range (log-spaced)
     ts_n_points: int = 300  # that panel's time points
-    seed: int = 0  # seed of the split and the initialisation
+    seed: int = unstated(0)  # seed of the split and the initialisation
 
 
 FIG1, FIG2, FIG3, FIG4 = Fig1Config(), Fig2Config(), Fig3Config(), Fig4Config()
 FIG6, FIG7, FIG8 = Fig6Config(), Fig7Config(), Fig8Config()
 
-FIG1_CPU = replace(FIG1, n_gen=3000)
+FIG1_CPU = replace(FIG1, n_gen=3000, n_seeds=5, dt_lams=(0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95))
 FIG2_CPU = replace(
     FIG2,
-    n_gen=2000,
+    n_gen=1000,
     n_points=40,
+    marker_douts=(1, 10, 100),
 )
 FIG3_CPU = replace(
     FIG3,
-    n_gen=3000,
+    n_gen=2000,
     n_gamma_grid=24,
+    n_seeds=6,
 )
 # tanh at d_in = 1000 costs ~30 min on a CPU: d_in = 250 at the same λ and τ-equivalent η·steps
 FIG4_CPU = replace(
     FIG4,
     d_in=250,
     n_train=500,
+    n_gen=500,
     eta=0.5,
     steps=800,
+    n_evals=800,
+    n_seeds=3,
 )
-FIG6_CPU = replace(FIG6, n_gen=2000)
+FIG6_CPU = replace(FIG6, n_gen=2000, n_seeds=5)
 FIG7_CPU = replace(FIG7, n_grid=16)
 # p = 48, d_h = 400 takes ~5 min per α on one core; α = 0.5 does not grok at p = 32 within 2500 steps
+# p = 24, d_h = 100: α = 0.5 does not grok within 1500 steps, α ≥ 0.6 by about 600
 FIG8_CPU = replace(
     FIG8,
-    p=32,
-    d_h=200,
-    alphas=(0.6, 0.7, 0.8, 0.9),
-    steps=1500,
+    p=24,
+    d_h=100,
+    alphas=(0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9),
+    steps=800,
     eval_every=10,
+    n_seeds=3,
 )
+FIG1_SEEDS, FIG2_MARKERS, INIT_SCALE = Fig1SeedsConfig(), Fig2MarkersConfig(), InitScaleConfig()
+FIG1_SEEDS_CPU = replace(FIG1_SEEDS, curve_seeds=4, dt_seeds=16)
+FIG2_MARKERS_CPU = replace(FIG2_MARKERS, douts=(1, 10, 100), n_gen=1000)
 
 FIG1_SMOKE = replace(
     FIG1_CPU,
@@ -219,6 +287,7 @@ FIG4_SMOKE = replace(
     n_gen=500,
     steps=300,
     n_evals=40,
+    n_seeds=1,
 )
 FIG6_SMOKE = replace(
     FIG6_CPU,
@@ -228,21 +297,26 @@ FIG6_SMOKE = replace(
     n_points=15,
 )
 FIG7_SMOKE = replace(FIG7_CPU, n_grid=5)
+FIG1_SEEDS_SMOKE = replace(FIG1_SEEDS_CPU, d_in=200, curve_seeds=2, dt_seeds=3, n_gen=500, n_points=20)
+FIG2_MARKERS_SMOKE = replace(FIG2_MARKERS_CPU, d_in=200, douts=(1, 10), n_seeds=2, n_gen=500)
+INIT_SCALE_SMOKE = replace(INIT_SCALE, d_in=200, n_seeds=2, n_gen=500)
 FIG8_SMOKE = replace(
     FIG8_CPU,
-    p=24,
-    d_h=100,
     alphas=(0.7, 0.8, 0.9),
-    steps=500,
+    steps=400,
+    n_seeds=1,
 )
 
-PAPER = {"fig1": FIG1, "fig2": FIG2, "fig3": FIG3, "fig4": FIG4, "fig6": FIG6, "fig7": FIG7, "fig8": FIG8}
+PAPER = {"fig1": FIG1, "fig2": FIG2, "fig3": FIG3, "fig4": FIG4, "fig6": FIG6, "fig7": FIG7, "fig8": FIG8,
+         "fig1_seeds": FIG1_SEEDS, "fig2_markers": FIG2_MARKERS, "init_rescaling": INIT_SCALE}
 PROFILES = {
     "paper": PAPER,
     "cpu": {"fig1": FIG1_CPU, "fig2": FIG2_CPU, "fig3": FIG3_CPU, "fig4": FIG4_CPU, "fig6": FIG6_CPU,
-            "fig7": FIG7_CPU, "fig8": FIG8_CPU},
+            "fig7": FIG7_CPU, "fig8": FIG8_CPU, "fig1_seeds": FIG1_SEEDS_CPU, "fig2_markers": FIG2_MARKERS_CPU,
+            "init_rescaling": INIT_SCALE},
     "smoke": {"fig1": FIG1_SMOKE, "fig2": FIG2_SMOKE, "fig3": FIG3_SMOKE, "fig4": FIG4_SMOKE,
-              "fig6": FIG6_SMOKE, "fig7": FIG7_SMOKE, "fig8": FIG8_SMOKE},
+              "fig6": FIG6_SMOKE, "fig7": FIG7_SMOKE, "fig8": FIG8_SMOKE, "fig1_seeds": FIG1_SEEDS_SMOKE,
+              "fig2_markers": FIG2_MARKERS_SMOKE, "init_rescaling": INIT_SCALE_SMOKE},
 }
 FIGURES = tuple(PAPER)
 

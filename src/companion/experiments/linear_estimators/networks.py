@@ -6,12 +6,12 @@ GD through :func:`companion.train.fit`."""
 from __future__ import annotations
 
 import functools
-import math
+import warnings
 
 import numpy as np
 
 from companion.cache import experiment
-from companion.events import first_crossing
+from companion.events import first_crossing, observed
 from companion.experiments.linear_estimators.configs import Fig4Config, Fig8Config
 from companion.experiments.linear_estimators.teacher_student import theory_curves
 from companion.theory import linear_estimators as theory
@@ -20,13 +20,13 @@ from companion.train.linear_estimators import train_quadratic_mlp, train_two_lay
 
 @experiment
 def fig4(cfg: Fig4Config, device: str = "cpu") -> dict:
-    """Chapter Fig. 4 (paper Fig. 4): linear and tanh two-layer students for each d_h, with the corrected
-    Eq. 18 theory."""
+    """Chapter Fig. 4 (paper Fig. 4): linear and tanh two-layer students for each d_h (``n_seeds`` draws,
+    trained batched), with the corrected Eq. 18 theory."""
     lam = cfg.d_in / cfg.n_train
     runs = {}
     for d_h in cfg.d_hs:
         r = train_two_layer(cfg.d_in, d_h, cfg.d_out, cfg.n_train, cfg.n_gen, ("linear", "tanh"), cfg.eta,
-                            cfg.steps, cfg.eps, cfg.n_evals, cfg.seed, device)
+                            cfg.steps, cfg.eps, cfg.n_evals, cfg.seed, device, cfg.n_seeds)
         loss0 = 1 / (2 * d_h * cfg.d_out)
         ltr, lgen = theory.two_layer_losses(np.maximum(r["step"], 1e-3), lam, cfg.d_out, loss0, cfg.eta)
         r["theory"] = {"train_loss": ltr, "test_loss": lgen, "train_acc": theory.accuracy(ltr, cfg.eps, cfg.d_out),
@@ -35,19 +35,59 @@ def fig4(cfg: Fig4Config, device: str = "cpu") -> dict:
         r["theory_t"] = theory.grok_times(lam, cfg.eps, cfg.thr, dout=cfg.d_out, loss=eq18)
         r["loss0_theory"] = loss0
         runs[d_h] = r
-    return {"runs": runs, "lam": lam, "eta": cfg.eta, "thr": cfg.thr}
+    return {"runs": runs, "lam": lam, "eta": cfg.eta, "thr": cfg.thr, "d_in": cfg.d_in}
 
 
 @experiment
 def fig8(cfg: Fig8Config, device: str = "cpu") -> dict:
-    """Chapter Fig. 8 (paper Fig. 8): modular addition (one model per α, batched), its grokking times
-    and (λ* − λ)⁻² fit, and the teacher–student theory curves of the top-left panel."""
-    r = train_quadratic_mlp(cfg.p, cfg.d_h, cfg.alphas, cfg.lr, cfg.steps, cfg.eval_every, cfg.seed, device)
-    r["t_tr"] = np.array([first_crossing(r["step"], a, cfg.thr, never=math.inf) for a in r["train_acc"]])
-    r["t_te"] = np.array([first_crossing(r["step"], a, cfg.thr, never=math.inf) for a in r["test_acc"]])
+    """Chapter Fig. 8 (paper Fig. 8): modular addition (one model per draw and α, batched), its grokking
+    times per draw, the (λ* − λ)⁻² fit and its rivals, and the teacher–student theory curves of the
+    top-left panel."""
+    r = train_quadratic_mlp(cfg.p, cfg.d_h, cfg.alphas, cfg.lr, cfg.steps, cfg.eval_every, cfg.seed, device,
+                            cfg.n_seeds)
+    r["t_tr"] = crossing_steps(r["step"], r["train_acc"], cfg.thr)
+    r["t_te"] = crossing_steps(r["step"], r["test_acc"], cfg.thr)
     t = np.geomspace(*cfg.ts_t_range, cfg.ts_n_points)
     ts = {lam: theory_curves(t, lam, cfg.ts_eta, cfg.ts_eps) for lam in cfg.ts_lams}
-    return {"mod": r, "ts": ts, "fit": fit_divergence(r["lam"], r["t_te"] - r["t_tr"])}
+    dt = np.array([grok_delays(tr, te) for tr, te in zip(r["t_tr"], r["t_te"])])  # (S, n_α)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an α never observed in any draw: NaN mean
+        mean = np.nanmean(dt, 0)
+    return {"mod": r, "ts": ts, "dt": dt, "dt_mean": mean, "fit": fit_divergence(r["lam"], mean),
+            "forms": [compare_forms(r["lam"], d) for d in dt], "steps": cfg.steps}
+
+
+def crossing_steps(step: np.ndarray, acc: np.ndarray, thr: float) -> np.ndarray:
+    """First step with accuracy ≥ thr for each run of ``acc`` (..., n_evals), stored as floats: NaN
+    where it was not observed (the summaries turn NaN back into ``NOT_OBSERVED``)."""
+    flat = [first_crossing(step, a, thr) for a in acc.reshape(-1, acc.shape[-1])]
+    return np.array([t if observed(t) else np.nan for t in flat], float).reshape(acc.shape[:-1])
+
+
+def grok_delays(t_tr: np.ndarray, t_te: np.ndarray) -> np.ndarray:
+    """Δt = t*_te − t*_tr per α, NaN where either event was not observed."""
+    return np.asarray(t_te, float) - np.asarray(t_tr, float)
+
+
+def compare_forms(lam: np.ndarray, dt: np.ndarray) -> dict:
+    """Fig. 8's (λ* − λ)⁻² form against the two rivals with as many parameters — an exponential
+    log Δt = a + bλ and a power law log Δt = a + k log λ — by least squares in log Δt. With equal
+    parameter counts the Gaussian likelihood ratio gives ΔAIC = n·ln(SSE_rival / SSE_paper):
+    > 0 favours the paper's form. Returns each form's SSE and ``delta_aic`` against the better rival."""
+    ok = np.isfinite(dt) & (dt > 0)
+    x, y = np.asarray(lam, float)[ok], np.log(np.asarray(dt, float)[ok])
+    if len(x) < 4:
+        return {"n": int(len(x)), "sse": {}, "delta_aic": float("nan"), "fit": fit_divergence(x, np.exp(y))}
+
+    def sse_linear(u: np.ndarray) -> float:
+        A = np.stack([np.ones_like(u), u], 1)
+        return float(((A @ np.linalg.lstsq(A, y, rcond=None)[0] - y) ** 2).sum())
+    f = fit_divergence(x, np.exp(y))
+    sse = {"paper": float((1 - f["r2"]) * ((y - y.mean()) ** 2).sum()), "exponential": sse_linear(x),
+           "power law": sse_linear(np.log(x))}
+    rival = min(sse["exponential"], sse["power law"])
+    return {"n": int(len(x)), "sse": sse, "delta_aic": float(len(x) * np.log(rival / max(sse["paper"], 1e-300))),
+            "fit": f}
 
 
 def fit_divergence(lam: np.ndarray, dt: np.ndarray, n_candidates: int = 4000, nearest: float = 1e-4,

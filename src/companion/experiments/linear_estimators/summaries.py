@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion.events import first_crossing
+from companion.events import NOT_OBSERVED, observed
 from companion.theory import linear_estimators as theory
 
 LOW_LAM = 0.8  # Fig. 1: λ ≤ LOW_LAM is "low λ" (finite-size scatter of the lowest eigenvalues above it)
@@ -24,6 +24,26 @@ def max_log_ratio(sim: np.ndarray, thy: np.ndarray, floor: float) -> float:
     ok = (thy >= floor) & (sim > 0)
     ok[0] = False
     return float(np.max(np.abs(np.log10(sim[ok] / thy[ok])))) if ok.any() else float("nan")
+
+
+def listing(values, spec: str = ".3g") -> str:
+    """Per-draw values as text for the chapter's prose: ``"0.1, 0.2, 0.3"``."""
+    return ", ".join(format(v, spec) for v in values)
+
+
+def seen(x):
+    """A simulated event time or a quantity built from it: ∞ or NaN (never reached) → NOT_OBSERVED."""
+    return float(x) if np.isfinite(x) else NOT_OBSERVED
+
+
+def ratio_or_not(a: float, b: float):
+    """a/b − 1 … as a/b, NOT_OBSERVED when a was never reached."""
+    return float(a / b) if np.isfinite(a) else NOT_OBSERVED
+
+
+def worst(values: list):
+    """The largest of per-λ (or per-d_out …) deviations of one seed; NOT_OBSERVED if any is."""
+    return NOT_OBSERVED if any(not observed(v) for v in values) else float(max(values))
 
 
 def increasing(x) -> bool:
@@ -45,6 +65,10 @@ class Fig1Summary:
     sim_increasing: bool
     theory_increasing: bool
     lam_hi: float  # the largest λ of the curves
+    rel_err_low_per_seed: list  # per seed: max over λ ≤ LOW_LAM and both ε of |Δt_sim/Δt_exact − 1|
+    rel_err_low_mean: float  # max over λ ≤ LOW_LAM and both ε of |mean over seeds of Δt_sim / Δt_exact − 1|
+    plateau_per_seed: list  # per seed: late generalisation loss at lam_hi
+    min_step_ratio: float  # smallest ratio of neighbouring exact Δt on the λ grid (how steeply it rises)
     plateau: float  # its late generalisation loss (seed mean)
     plateau_theory: float  # 1 − 1/λ
     eq25_nan_from: float | None  # the first λ where Eq. 25 is undefined (None: none)
@@ -58,14 +82,89 @@ def fig1(res: dict) -> Fig1Summary:
     thy = np.array([res["theory_at"][e][lam][2] for lam in lams])
     low = np.array(lams) <= LOW_LAM
     lam_hi = max(res["curves"])
+    n_seeds = len(res["sim_dt"][lams[0]][e]["dt"])
+    per_seed = [worst([abs(seen(res["sim_dt"][lam][ee]["dt"][s]) / res["theory_at"][ee][lam][2] - 1)
+                       if np.isfinite(res["sim_dt"][lam][ee]["dt"][s]) else NOT_OBSERVED
+                       for lam in lams if lam <= LOW_LAM for ee in res["sim_dt"][lam]]) for s in range(n_seeds)]
     eq25 = [theory.dt_eq25(lam, EQ11_EPS) for lam in lams]
     return Fig1Summary(
         lams=lams, sim_dt=sim, theory_dt=thy, eq11_ratio=theory.dt_eq11(np.array(lams)) / thy,
         max_rel_err_low=float(np.max(np.abs(sim[low] / thy[low] - 1))),
         max_rel_err_high=float(np.max(np.abs(sim[~low] / thy[~low] - 1))) if (~low).any() else float("nan"),
         sim_increasing=increasing(sim), theory_increasing=increasing(res["theory_dt"][e]), lam_hi=lam_hi,
+        rel_err_low_per_seed=per_seed,
+        rel_err_low_mean=float(max(abs(np.mean(res["sim_dt"][lam][ee]["dt"]) / res["theory_at"][ee][lam][2] - 1)
+                                   for lam in lams if lam <= LOW_LAM for ee in res["sim_dt"][lam])),
+        plateau_per_seed=[float(v) for v in res["curves"][lam_hi]["sim"]["test_loss"][:, -1]],
+        min_step_ratio=float(np.min(thy[1:] / thy[:-1])),
         plateau=float(np.mean(res["curves"][lam_hi]["sim"]["test_loss"][:, -1])), plateau_theory=1 - 1 / lam_hi,
         eq25_nan_from=min((lam for lam, v in zip(lams, eq25) if not np.isfinite(v)), default=None))
+
+
+def log_ratios(sim: np.ndarray, thy: np.ndarray, floor: float) -> np.ndarray:
+    """|log₁₀(sim/theory)| per seed (rows of ``sim``) and time, where theory ≥ floor (t > 0); NaN elsewhere."""
+    ok = (thy >= floor) & (np.arange(len(thy)) > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.abs(np.log10(sim / thy))
+    return np.where(ok, r, np.nan)
+
+
+@dataclass(frozen=True)
+class Fig1SeedsSummary:
+    """Fig. 1 over many draws: per-seed agreement of the curves with Eqs. 8/9, and per-seed Δt at λ ≥ 0.9."""
+
+    lams: list  # λ of the curves
+    eps: tuple
+    floor: float  # losses compared where theory ≥ floor = ε · LOSS_FLOOR_PER_EPS (the paper's ε, the first)
+    loss_dev: dict  # λ -> per seed: max over t, train and test of |log₁₀(L_sim/L_theory)|
+    loss_dev_mean: dict  # λ -> the same for the seed-mean loss
+    acc_dev: dict  # λ -> per seed: max over t, train and test, both ε of |A_sim − A_theory|
+    acc_dev_mean: dict  # λ -> the same for the seed-mean accuracy
+    late_t: dict  # λ -> first step where the seed-mean loss leaves theory by > LOSS_TOL decades (nan: never)
+    dt_ratio: dict  # λ -> per seed: Δt_sim/Δt_exact, the ε farther from 1 (NOT_OBSERVED if not reached)
+    dt_ratio_median: dict  # λ -> ε -> median over seeds of Δt_sim/Δt_exact
+    dt_ratio_mean: dict  # λ -> ε -> seed-mean Δt_sim / Δt_exact
+
+
+LOSS_TOL = 0.05  # Figs. 1, 2: losses agree when within 0.05 decades (12%)
+
+
+def fig1_seeds(res: dict) -> Fig1SeedsSummary:
+    """Summary of :func:`~companion.experiments.linear_estimators.teacher_student.fig1_seeds`."""
+    eps = tuple(res["eps"])
+    floor = eps[0] * LOSS_FLOOR_PER_EPS
+    loss_dev, loss_mean, acc_dev, acc_mean, late = {}, {}, {}, {}, {}
+    for lam, by_eps in res["curves"].items():
+        c = by_eps[eps[0]]
+        r = np.stack([log_ratios(c["sim"][f"{q}_loss"], c["theory"][f"{q}_loss"], floor) for q in ("train", "test")])
+        loss_dev[lam] = [float(np.nanmax(r[:, s])) for s in range(r.shape[1])]
+        m = np.stack([log_ratios(c["sim"][f"{q}_loss"].mean(0), c["theory"][f"{q}_loss"], floor)
+                      for q in ("train", "test")])
+        loss_mean[lam] = float(np.nanmax(m))
+        off = np.nanmax(m, 0) > LOSS_TOL
+        late[lam] = float(res["steps"][np.argmax(off)]) if off.any() else float("nan")
+        a = np.stack([np.abs(v["sim"][f"{q}_acc"] - v["theory"][f"{q}_acc"]) for v in by_eps.values()
+                      for q in ("train", "test")])  # (ε·q, S, T)
+        acc_dev[lam] = [float(np.max(a[:, s])) for s in range(a.shape[1])]
+        acc_mean[lam] = float(max(np.max(np.abs(v["sim"][f"{q}_acc"].mean(0) - v["theory"][f"{q}_acc"]))
+                                  for v in by_eps.values() for q in ("train", "test")))
+    dt_ratio, med, mean = {}, {}, {}
+    for lam, by_eps in res["dt"].items():
+        per = {e: np.asarray(v["sim"]["dt"], float) / v["theory"][2] for e, v in by_eps.items()}
+        n = len(next(iter(per.values())))
+        dt_ratio[lam] = [worst_signed([per[e][s] for e in per]) for s in range(n)]
+        med[lam] = {e: float(np.median(v)) for e, v in per.items()}
+        mean[lam] = {e: float(np.mean(v)) for e, v in per.items()}
+    return Fig1SeedsSummary(lams=sorted(res["curves"]), eps=eps, floor=floor, loss_dev=loss_dev,
+                            loss_dev_mean=loss_mean, acc_dev=acc_dev, acc_dev_mean=acc_mean, late_t=late,
+                            dt_ratio=dt_ratio, dt_ratio_median=med, dt_ratio_mean=mean)
+
+
+def worst_signed(ratios: list):
+    """Of one seed's ratios (one per ε), the one farthest from 1; NOT_OBSERVED if any is not finite."""
+    if not all(np.isfinite(r) for r in ratios):
+        return NOT_OBSERVED
+    return float(max(ratios, key=lambda r: abs(r - 1)))
 
 
 @dataclass(frozen=True)
@@ -89,14 +188,25 @@ def eq11(q: dict) -> Eq11Summary:
 
 @dataclass(frozen=True)
 class Fig2Summary:
-    """Fig. 2: loss agreement per d_out, markers against theory, shape of Δt(d_out)."""
+    """Fig. 2: loss agreement per d_out (per seed), markers against theory, shape of Δt(d_out)."""
 
     log_ratio: dict  # d_out -> max |log₁₀(sim/theory)| (train and test, seed mean)
-    marker_rel_err: float
+    log_ratio_per_seed: dict  # d_out -> per seed: max |log₁₀(sim/theory)| (train and test)
+    marker_rel_err: float  # one draw per d_out (the figure's markers)
     peaks: dict  # λ -> d_out of the largest Δt
-    unimodal: bool
+    unimodal: bool  # rises to one maximum, then does not rise again (every λ)
     zero_big: bool  # Δt = 0 for d_out ≥ BIG_DOUT
     unimodal_and_zero_big: bool
+    worst_unimodal_step: float  # the largest relative rise after the maximum, or fall before it (0: none)
+
+
+def unimodal_violation(dt: np.ndarray) -> float:
+    """How far ``dt`` is from rising to one maximum and then not rising: the largest relative fall
+    before the maximum or rise after it (0 when unimodal)."""
+    k = int(np.argmax(dt))
+    before, after = np.diff(dt[:k + 1]), np.diff(dt[k:])
+    scale = max(float(np.max(dt)), 1e-300)
+    return float(max([0.0, *(-before[before <= 0] / scale), *(after[after > 0] / scale)]))
 
 
 def fig2(res: dict) -> Fig2Summary:
@@ -104,14 +214,41 @@ def fig2(res: dict) -> Fig2Summary:
     floor = res["eps"] * LOSS_FLOOR_PER_EPS
     log_ratio = {d: max(max_log_ratio(c["sim"][f"{q}_loss"].mean(0), c["theory"][f"{q}_loss"], floor)
                         for q in ("train", "test")) for d, c in res["curves"].items()}
+    per_seed = {d: [float(np.nanmax(np.stack([log_ratios(c["sim"][f"{q}_loss"], c["theory"][f"{q}_loss"], floor)[s]
+                                              for q in ("train", "test")])))
+                    for s in range(c["sim"]["train_loss"].shape[0])] for d, c in res["curves"].items()}
     m = res["markers"]
-    rel = max(abs(m[d]["sim"]["dt"][0] / m[d]["theory"][2] - 1) for d in m)
+    rel = max((abs(m[d]["sim"]["dt"][0] / m[d]["theory"][2] - 1) for d in m), default=float("nan"))
     peaks = {lam: float(res["dout_grid"][np.argmax(dt)]) for lam, dt in res["theory_dt"].items()}
-    unimodal = all(increasing(dt[:np.argmax(dt) + 1]) or np.argmax(dt) == 0 for dt in res["theory_dt"].values())
+    viol = max(unimodal_violation(dt) for dt in res["theory_dt"].values())
     big = res["dout_grid"] >= BIG_DOUT
     zero_big = all(bool(np.all(dt[big] == 0)) for dt in res["theory_dt"].values())
-    return Fig2Summary(log_ratio=log_ratio, marker_rel_err=float(rel), peaks=peaks, unimodal=unimodal,
-                       zero_big=zero_big, unimodal_and_zero_big=bool(unimodal and zero_big))
+    return Fig2Summary(log_ratio=log_ratio, log_ratio_per_seed=per_seed, marker_rel_err=float(rel), peaks=peaks,
+                       unimodal=viol == 0, zero_big=zero_big, unimodal_and_zero_big=bool(viol == 0 and zero_big),
+                       worst_unimodal_step=viol)
+
+
+@dataclass(frozen=True)
+class Fig2MarkersSummary:
+    """Fig. 2 (right) over several draws: simulated Δt(d_out) against Eq. 12."""
+
+    lam: float
+    douts: list
+    ratio: dict  # d_out -> per seed Δt_sim/Δt_theory (NOT_OBSERVED if not reached)
+    per_seed: list  # per seed: the ratio farthest from 1 over d_out
+    median: dict  # d_out -> median ratio
+
+
+def fig2_markers(res: dict) -> Fig2MarkersSummary:
+    """Summary of :func:`~companion.experiments.linear_estimators.teacher_student.fig2_markers`."""
+    m = res["markers"]
+    ratio = {d: [ratio_or_not(v, m[d]["theory"][2]) for v in m[d]["sim"]["dt"]] for d in m}
+    n = len(next(iter(ratio.values())))
+    return Fig2MarkersSummary(lam=res["lam"], douts=list(m), ratio=ratio,
+                              per_seed=[worst_signed([ratio[d][s] if observed(ratio[d][s]) else np.inf for d in m])
+                                        for s in range(n)],
+                              median={d: float(np.median([v if observed(v) else np.inf for v in r]))
+                                      for d, r in ratio.items()})
 
 
 @dataclass(frozen=True)
@@ -125,8 +262,11 @@ class Fig3Summary:
     g15: float  # the γ of the Eq. 15 check (second smallest)
     eq15_over_sim: float
     marker_rel_err: float
+    rel_err_eq38_per_seed: list  # per seed: max over γ, train and test of |L_sim(end)/Eq. 38 − 1|
+    marker_per_seed: list  # per seed: max over the finite marker γ of |Δt_sim/Δt_theory − 1|
     inf_gamma: float | None  # the first marker γ whose theory Δt is ∞
     sim_dt_at_inf: float
+    sim_dt_at_inf_per_seed: list  # per seed: simulated Δt there (NOT_OBSERVED: test accuracy never reached thr)
     gamma_c: dict  # λ -> first γ of the grid with Δt = ∞
     gamma_c_decreasing: bool
     gamma_c_marker: float  # γ_c at the markers' λ (nan if not on a curve)
@@ -145,6 +285,7 @@ def fig3(res: dict) -> Fig3Summary:
     limit = max(max(abs(a / p["tr"] - 1), abs(b / p["gen"] - 1)) for a, b, p in res["plateau_check"].values())
     g15 = sorted(res["curves"])[1]
     m = res["markers"]
+    n = next(iter(res["curves"].values()))["sim"]["train_loss"].shape[0]
     finite = [g for g in m if np.isfinite(m[g]["theory"][2])]
     inf_g = [g for g in m if not np.isfinite(m[g]["theory"][2])]
     gc = {lm: float(res["gamma_grid"][np.argmax(~np.isfinite(dt))]) if (~np.isfinite(dt)).any() else float("inf")
@@ -154,164 +295,15 @@ def fig3(res: dict) -> Fig3Summary:
         rel_err_eq38=float(rel38), limit_rel_err=float(limit), g15=g15,
         eq15_over_sim=float(theory.wd_plateaus(lam, g15)["gen_eq15"] / plat[g15]["test"][0]),
         marker_rel_err=float(max(abs(np.mean(m[g]["sim"]["dt"]) / m[g]["theory"][2] - 1) for g in finite)),
+        rel_err_eq38_per_seed=[float(max(abs(c["sim"][f"{q}_loss"][s, -1] / c["theory"][f"{q}_loss"][-1] - 1)
+                                         for c in res["curves"].values() for q in ("train", "test")))
+                               for s in range(n)],
+        marker_per_seed=[worst([abs(seen(m[g]["sim"]["dt"][s]) / m[g]["theory"][2] - 1)
+                                if np.isfinite(m[g]["sim"]["dt"][s]) else NOT_OBSERVED for g in finite])
+                         for s in range(len(m[finite[0]]["sim"]["dt"]))],
+        sim_dt_at_inf_per_seed=[seen(v) for v in m[inf_g[0]]["sim"]["dt"]] if inf_g else [],
         inf_gamma=inf_g[0] if inf_g else None,
         sim_dt_at_inf=float(np.min(m[inf_g[0]]["sim"]["dt"])) if inf_g else float("nan"),
         gamma_c=gc, gamma_c_decreasing=bool(np.all(np.diff([gc[lm] for lm in sorted(gc)]) <= 0)),
         gamma_c_marker=gc.get(res["marker_lam"], float("nan")), lam=lam, marker_lam=res["marker_lam"],
         marker_theory_dt={g: m[g]["theory"][2] for g in sorted(finite)})
-
-
-@dataclass(frozen=True)
-class Fig4Run:
-    """One two-layer run: simulated and theory t*, initial loss."""
-
-    t_tr: float
-    t_gen: float
-    theory: tuple  # (t*_tr, t*_gen) of the corrected Eq. 18
-    loss0: float
-    loss0_theory: float
-    rel_err: float  # max over t*_tr, t*_gen of |sim/theory − 1|
-
-
-@dataclass(frozen=True)
-class Fig4Summary:
-    """Fig. 4: every run, and the numbers checked at the widest and narrowest d_h."""
-
-    runs: dict  # (d_h, activation) -> Fig4Run
-    d_h_big: int
-    d_h_small: int
-    rel_err_big: float  # max over activations at d_h_big
-    rel_err_small: float
-    tanh_vs_linear: float  # max over d_h and t* of |t*_tanh/t*_linear − 1|
-    loss0_big: float  # linear run at d_h_big
-    loss0_theory_big: float
-    all_grok: bool  # t*_gen > t*_tr in every run
-
-
-def fig4(res: dict) -> Fig4Summary:
-    """Summary of :func:`~companion.experiments.linear_estimators.networks.fig4`."""
-    out = {}
-    for d_h, r in res["runs"].items():
-        for i, act in enumerate(r["activations"]):
-            t_tr = first_crossing(r["step"], r["train_acc"][i], res["thr"], never=float("inf"))
-            t_gen = first_crossing(r["step"], r["test_acc"][i], res["thr"], never=float("inf"))
-            out[(d_h, act)] = Fig4Run(t_tr=t_tr, t_gen=t_gen, theory=r["theory_t"][:2],
-                                      loss0=float(r["train_loss"][i, 0]), loss0_theory=r["loss0_theory"],
-                                      rel_err=max(abs(t_tr / r["theory_t"][0] - 1), abs(t_gen / r["theory_t"][1] - 1)))
-    big, small = max(res["runs"]), min(res["runs"])
-    return Fig4Summary(
-        runs=out, d_h_big=big, d_h_small=small,
-        rel_err_big=max(out[(big, a)].rel_err for a in ("linear", "tanh")),
-        rel_err_small=max(out[(small, a)].rel_err for a in ("linear", "tanh")),
-        tanh_vs_linear=max(abs(getattr(out[(d, "tanh")], k) / getattr(out[(d, "linear")], k) - 1)
-                           for d in res["runs"] for k in ("t_tr", "t_gen")),
-        loss0_big=out[(big, "linear")].loss0, loss0_theory_big=out[(big, "linear")].loss0_theory,
-        all_grok=all(v.t_gen > v.t_tr for v in out.values()))
-
-
-@dataclass(frozen=True)
-class Fig5Summary:
-    """Fig. 5: late-time forms against the exact losses."""
-
-    eq21: float  # max rel. error for t ≥ LATE_T
-    eq22: float
-    eq10_below_rising: bool
-    eq10_ratio_end: float
-    eq10_ratio_end_if_below_rising: float  # nan unless exact/Eq. 10 stays below 1 and rises
-
-
-def fig5(res: dict) -> Fig5Summary:
-    """Summary of :func:`~companion.experiments.linear_estimators.teacher_student.fig5`."""
-    late = res["t"] >= LATE_T
-    r10 = res["gen"] / res["eq10"]
-    below_rising = bool(np.all(r10 < 1) and increasing(r10))
-    return Fig5Summary(eq21=float(np.max(np.abs(res["train"][late] / res["eq21"][late] - 1))),
-                       eq22=float(np.max(np.abs(res["gen"][late] / res["eq22"][late] - 1))),
-                       eq10_below_rising=below_rising, eq10_ratio_end=float(r10[-1]),
-                       eq10_ratio_end_if_below_rising=float(r10[-1]) if below_rising else float("nan"))
-
-
-@dataclass(frozen=True)
-class Fig6Summary:
-    """Fig. 6: the loss floors at the largest σ², simulated against the corrected theory."""
-
-    sigma2: float
-    train_floor: float
-    test_floor: float
-    train_floor_theory: float  # σ²(1−λ)
-    test_floor_theory: float  # σ²λ/(1−λ)
-    train_floor_over_sigma2: float
-    test_floor_over_sigma2: float
-    rel_err_all_t: float
-    test_acc_end: float
-    test_acc_theory: float
-
-
-def fig6(res: dict) -> Fig6Summary:
-    """Summary of :func:`~companion.experiments.linear_estimators.teacher_student.fig6`."""
-    s2 = max(res["runs"])
-    r = res["runs"][s2]
-    tr, gen = float(r["sim"]["train_loss"][:, -1].mean()), float(r["sim"]["test_loss"][:, -1].mean())
-    ftr, fgen = r["floors"]
-    ok = r["corrected"]["train_loss"] > 0
-    rel_all = max(float(np.max(np.abs(r["sim"][f"{q}_loss"].mean(0)[ok] / r["corrected"][f"{q}_loss"][ok] - 1)))
-                  for q in ("train", "test"))
-    return Fig6Summary(sigma2=s2, train_floor=tr, test_floor=gen, train_floor_theory=ftr, test_floor_theory=fgen,
-                       train_floor_over_sigma2=tr / s2, test_floor_over_sigma2=gen / s2, rel_err_all_t=rel_all,
-                       test_acc_end=float(r["sim"]["test_acc"][:, -1].mean()),
-                       test_acc_theory=float(theory.accuracy(fgen, res["eps"])))
-
-
-@dataclass(frozen=True)
-class Fig7Summary:
-    """Fig. 7: the no-grokking region and the shape of Δt(d_out)."""
-
-    white_fraction_centre: float
-    gamma_c: np.ndarray  # per λ: first γ with Δt = ∞
-    gamma_c_nonincreasing: bool
-    zero_big_dout: bool
-    right_unimodal: bool
-    unimodal_and_zero_big: bool
-
-
-@np.errstate(invalid="ignore")
-def fig7(res: dict) -> Fig7Summary:
-    """Summary of :func:`~companion.experiments.linear_estimators.teacher_student.fig7`."""
-    inf = ~np.isfinite(res["centre"])
-    gc = [res["gamma"][np.argmax(row)] if row.any() else np.inf for row in inf]
-    r = res["right"]
-    big = res["dout"] >= BIG_DOUT
-    unimodal = all(increasing(row[:np.argmax(row) + 1]) and bool(np.all(np.diff(row[np.argmax(row):]) <= 0))
-                   for row in r)
-    zero_big = bool(np.all(r[:, big] == 0)) if big.any() else False
-    return Fig7Summary(white_fraction_centre=float(inf.mean()), gamma_c=np.array(gc),
-                       gamma_c_nonincreasing=bool(np.all(np.diff(gc) <= 0)), zero_big_dout=zero_big,
-                       right_unimodal=unimodal, unimodal_and_zero_big=bool(unimodal and zero_big))
-
-
-@dataclass(frozen=True)
-class Fig8Summary:
-    """Fig. 8: modular-addition grokking times against α and their (λ* − λ)⁻² fit."""
-
-    all_grok: bool
-    alpha: np.ndarray  # ascending
-    dt: np.ndarray  # Δt per α
-    dt_decreasing_in_alpha: bool
-    C: float
-    lam_star: float
-    r2: float
-    n: int
-    lam_star_above: bool  # λ* beyond the largest λ studied
-    alpha_star: float  # the α of λ*
-
-
-def fig8(res: dict) -> Fig8Summary:
-    """Summary of :func:`~companion.experiments.linear_estimators.networks.fig8`."""
-    m = res["mod"]
-    order = np.argsort(m["alpha"])
-    dt = (m["t_te"] - m["t_tr"])[order]
-    f = res["fit"]
-    return Fig8Summary(all_grok=bool(np.all(np.isfinite(m["t_te"]))), alpha=m["alpha"][order], dt=dt,
-                       dt_decreasing_in_alpha=bool(np.all(np.diff(dt) < 0)), C=f["C"], lam_star=f["lam_star"],
-                       r2=f["r2"], n=f["n"], lam_star_above=bool(f["lam_star"] > m["lam"].max()),
-                       alpha_star=float(2 / (f["lam_star"] * (2 / (m["lam"][0] * m["alpha"][0])))))

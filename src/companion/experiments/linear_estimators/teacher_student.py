@@ -4,10 +4,22 @@ simulation (:class:`~companion.theory.linear_estimators.LinearGD`, all seeds bat
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
+from scipy import stats
 
 from companion.cache import experiment
-from companion.experiments.linear_estimators.configs import Fig1Config, Fig2Config, Fig3Config, Fig6Config, Fig7Config
+from companion.experiments.linear_estimators.configs import (
+    Fig1Config,
+    Fig1SeedsConfig,
+    Fig2Config,
+    Fig2MarkersConfig,
+    Fig3Config,
+    Fig6Config,
+    Fig7Config,
+    InitScaleConfig,
+)
 from companion.theory import linear_estimators as theory
 from companion.theory.linear_estimators import LinearGD
 from companion.train.fit import log_steps
@@ -51,6 +63,91 @@ def fig1(cfg: Fig1Config, device: str = "cpu") -> dict:
     theory_at = {e: {lam: theory.grok_times(lam, e, ERF2, cfg.eta) for lam in cfg.dt_lams} for e in cfg.eps_right}
     return {"steps": steps, "curves": curves, "sim_dt": sim_dt, "lam_grid": grid, "theory_dt": theory_dt,
             "theory_at": theory_at, "eq11": theory.dt_eq11(grid, cfg.eta), "eps": cfg.eps}
+
+
+@experiment
+def fig1_seeds(cfg: Fig1SeedsConfig, device: str = "cpu") -> dict:
+    """Fig. 1's agreement over many draws: per-draw curves at λ ∈ curve_lams against Eqs. 8/9 for each ε,
+    and per-draw simulated t* at λ ∈ dt_lams against the exact theory (all draws of a λ batched)."""
+    steps = curve_steps(cfg.t_end, cfg.n_points)
+    curves, dt = {}, {}
+    for lam in cfg.curve_lams:
+        seed = cfg.seed + cfg.seed_offset + int(cfg.seed_per_lam * lam)
+        sim = LinearGD.sample(cfg.d_in, 1, lam, cfg.curve_seeds, seed, cfg.n_gen, cfg.eta, device=device)
+        curves[lam] = {e: {"sim": sim.curves(steps, e), "theory": theory_curves(steps, lam, cfg.eta, e)}
+                       for e in cfg.eps}
+    for lam in cfg.dt_lams:
+        seed = cfg.seed + 2 * cfg.seed_offset + int(cfg.seed_per_lam * lam)
+        sim = LinearGD.sample(cfg.d_in, 1, lam, cfg.dt_seeds, seed, cfg.n_gen, cfg.eta, device=device)
+        dt[lam] = {e: {"sim": first_steps(sim, e, ERF2, cfg.t_max),
+                       "theory": theory.grok_times(lam, e, ERF2, cfg.eta)} for e in cfg.eps}
+    return {"steps": steps, "curves": curves, "dt": dt, "eps": cfg.eps}
+
+
+@experiment
+def fig2_markers(cfg: Fig2MarkersConfig, device: str = "cpu") -> dict:
+    """Fig. 2 (right) over several draws: simulated t* and Δt per d_out at λ = cfg.lam against Eq. 12."""
+    out = {}
+    for i, d in enumerate(cfg.douts):
+        sim = LinearGD.sample(cfg.d_in, d, cfg.lam, cfg.n_seeds, cfg.seed + cfg.seed_offset + i, cfg.n_gen, cfg.eta,
+                              device=device)
+        out[d] = {"sim": first_steps(sim, cfg.eps, cfg.thr, cfg.t_max),
+                  "theory": theory.grok_times(cfg.lam, cfg.eps, cfg.thr, cfg.eta, dout=d)}
+    return {"markers": out, "lam": cfg.lam}
+
+
+@experiment
+def init_rescaling(cfg: InitScaleConfig, device: str = "cpu") -> dict:
+    """§3.1.3: the same draws with the student initialised at S₀ and at αS₀ — losses over time and
+    simulated t* — against the paper's L → (1 + α²)/2·L, i.e. ε → 2ε/(1 + α²)."""
+    steps = curve_steps(cfg.t_end, cfg.n_points)[1:]
+    sim = LinearGD.sample(cfg.d_in, 1, cfg.lam, cfg.n_seeds, cfg.seed + cfg.seed_offset, cfg.n_gen, cfg.eta,
+                          device=device)
+    scaled = dataclasses.replace(sim, Sb0=cfg.alpha * sim.Sb0).retune(cfg.eta)
+    a, b = sim.curves(steps, cfg.eps), scaled.curves(steps, cfg.eps)
+    eps_eff = 2 * cfg.eps / (1 + cfg.alpha ** 2)
+    return {"steps": steps, "ratio_train": b["train_loss"] / a["train_loss"],
+            "ratio_test": b["test_loss"] / a["test_loss"], "factor": (1 + cfg.alpha ** 2) / 2,
+            "sim_scaled": first_steps(scaled, cfg.eps, ERF2, cfg.t_max),
+            "theory_eff": theory.grok_times(cfg.lam, eps_eff, ERF2, cfg.eta),
+            "theory_unscaled": theory.grok_times(cfg.lam, cfg.eps, ERF2, cfg.eta), "alpha": cfg.alpha,
+            "eps_eff": eps_eff}
+
+
+def theory_checks(eta: float = 0.01, eps: float = 1e-3, thr: float = 0.95) -> dict:
+    """Statements of the paper that the exact theory decides (each < 1 s): §3.3.2 for λ > 1 and the
+    Δt of Eq. 15; flatness of Δt(γ) at small γ; Δt as λ → 1 at fixed ε (Eq. 11 diverges); the
+    Lambert-W times of Eqs. 23/24; where Δt(d_out) reaches 0 (Eq. 12)."""
+    # §3.3.2, λ > 1 with weight decay: the late-time generalisation loss and Δt
+    lam_over, g_over = 1.5, 1e-3
+    over = {"lam": lam_over, "gamma": g_over, "gen_inf": float(theory.losses([1e9], lam_over, eta, g_over)[1][0]),
+            "half_null": 0.5 * (1 - 1 / lam_over), "t_gen": theory.grok_times(lam_over, eps, thr, eta, g_over)[1]}
+    # Eq. 15's Δt, and the exact Δt(γ) at λ = 0.5 below γ_c
+    lam = 0.5
+    gammas = np.geomspace(1e-6, 1e-1, 26)
+    dts = np.array([theory.grok_times(lam, eps, thr, eta, gamma=g, m=1024)[2] for g in gammas])  # converged at m = 1024
+    dt0 = theory.grok_times(lam, eps, thr, eta)[2]
+    fin = np.isfinite(dts)
+    small = gammas <= 1e-4
+    wd = {"lam": lam, "gammas": gammas, "dt": dts, "dt0": dt0, "eq15": float(theory.dt_eq15(lam, eta)),
+          "gamma_c": float(gammas[np.argmax(~fin)]) if (~fin).any() else float("inf"),
+          "last_finite": float(dts[fin][-1]), "flat_small": float(np.max(np.abs(dts[small] / dt0 - 1)))}
+    # λ → 1 at fixed ε (erf(√2) threshold, as Eq. 11)
+    t1 = theory.grok_times(1.0, eps, ERF2, eta, m=2 * theory.M_NODES)  # t ≈ 10⁸: converged at 2·M_NODES (not at 4096)
+    # Eqs. 23/24 against the exact crossing times
+    lams = (0.3, 0.5, 0.7, 0.9)
+    lw = {lm: (theory.t_star_lambert(lm, eps, eta), theory.grok_times(lm, eps, ERF2, eta)[:2]) for lm in lams}
+    lw_err = max(abs(a / b - 1) for (w, x) in lw.values() for a, b in zip(w, x))
+    # Eq. 12: the smallest d_out with Δt = 0 (λ = 0.5), against "both accuracies start above thr" (χ²)
+    lo, hi = 1000, 1200  # Δt > 0 at lo, = 0 at hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if theory.grok_times(lam, eps, thr, eta, dout=mid)[2] == 0 else (mid, hi)
+    chi2_d = next(d for d in range(2, 5000) if stats.chi2.ppf(thr, d) <= d * d * eps)
+    return {"overparam": over, "wd": wd, "lam1": {"t_tr": t1[0], "t_gen": t1[1], "dt": t1[2]},
+            "lambert": lw, "lambert_err": float(lw_err), "dout_zero": hi,
+            "dout_zero_chi2": int(chi2_d), "dt_dout1000": theory.grok_times(lam, eps, thr, eta, dout=1000)[2],
+            "eps": eps, "thr": thr}
 
 
 def eq11_ratios(lams=(0.5, 0.9), epss=(1e-2, 1e-3, 1e-4, 1e-6, 1e-9, 1e-12), eta: float = 0.01) -> dict:
