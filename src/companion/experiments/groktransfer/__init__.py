@@ -21,6 +21,7 @@ from companion.experiments.groktransfer.common import (  # noqa: F401  (the chap
     WeakModel,
     delays,
     first_member_delays,
+    ratios,
     seed_delays,
     seeded,
     select,

@@ -198,3 +198,8 @@ def surpass(d: TransferDelays) -> list:
 def worst(values: list):
     """The largest of ``values``; not observed if any is (every run counts)."""
     return max(values) if all(observed(v) for v in values) else NOT_OBSERVED
+
+
+def ratios(ds: list) -> list:
+    """The ``ratio`` (t_test / t_train) of each seed's :class:`Delays`."""
+    return [d.ratio for d in ds]

@@ -196,40 +196,41 @@ def loglog_slope(x, y) -> float:
 @dataclass(frozen=True)
 class RatioSlopes:
     """Fig. 5b/c: the log–log slope of r_W in p and in n per ε, fitted on the medians over the
-    nets that learned (NaN with fewer than 3 such points); per net index (seed) the slope in n
-    of each ε fitted on that seed's own nets, and per seed the worst ε's (farthest from −1/2)
-    and the largest |slope in p|."""
+    nets that learned (NaN with fewer than 3 such points, as the figure shows them); and per net
+    index (seed), fitted on that seed's own nets at every cell, learned or not (at the reduced
+    profile most nets end below the learned threshold, which leaves too few points per seed):
+    the slope in n of each ε, the one farthest from −1/2, the largest |slope in p| and the
+    median over the n cells of the slope in ε."""
 
     slopes: dict  # (sweep "p" | "n", ε) -> slope
     n_by_seed: list  # per seed: {ε: slope in n}
-    n_worst_by_seed: list  # per seed: the slope in n farthest from −1/2 (NaN if none fitted)
-    p_max_abs_by_seed: list  # per seed: the largest |slope in p| (NaN if none fitted)
+    n_worst_by_seed: list  # per seed: the slope in n farthest from −1/2
+    p_max_abs_by_seed: list  # per seed: the largest |slope in p|
+    eps_by_seed: list  # per seed: median over the n cells of the log–log slope of r_W in ε
 
 
 def _fit(rr: list, sweep: str, seed: int | None) -> float:
     if seed is None:
         pts = [(r[sweep], r["r_W"]) for r in rr if r["learned"] > 0]
     else:
-        pts = [(r[sweep], r["r_each"][seed]) for r in rr if r["learned_each"][seed]]
+        pts = [(r[sweep], r["r_each"][seed]) for r in rr]
     return loglog_slope(*zip(*pts)) if len(pts) >= 3 else math.nan
 
 
 def ratio_slopes(rows: list, cfg: NormRatioConfig) -> RatioSlopes:
-    """:class:`RatioSlopes` of :func:`xor_ratio`'s rows. Only nets that learned the task enter
-    (an unlearned net's r_W describes its initialisation)."""
+    """:class:`RatioSlopes` of :func:`xor_ratio`'s rows."""
     def of(sweep, e):
         return [r for r in rows if r["sweep"] == sweep and r["eps"] == e]
 
     slopes = {(sw, e): _fit(of(sw, e), sw, None) for sw in ("p", "n") for e in cfg.epss}
-    by_seed, worst, pmax = [], [], []
-    for j in range(cfg.seeds):
-        sn = {e: _fit(of("n", e), "n", j) for e in cfg.epss}
-        sp = [abs(_fit(of("p", e), "p", j)) for e in cfg.epss]
-        fitted = [v for v in sn.values() if np.isfinite(v)]
-        by_seed.append(sn)
-        worst.append(max(fitted, key=lambda v: abs(v + 0.5)) if len(fitted) == len(sn) else math.nan)
-        pmax.append(max(sp) if all(np.isfinite(sp)) else math.nan)
-    return RatioSlopes(slopes, by_seed, worst, pmax)
+    cells = sorted({r["n"] for r in rows if r["sweep"] == "n"})
+    by_seed = [{e: _fit(of("n", e), "n", j) for e in cfg.epss} for j in range(cfg.seeds)]
+    worst = [max(sn.values(), key=lambda v: abs(v + 0.5)) for sn in by_seed]
+    pmax = [max(abs(_fit(of("p", e), "p", j)) for e in cfg.epss) for j in range(cfg.seeds)]
+    in_eps = [float(np.median([loglog_slope(*zip(*[(r["eps"], r["r_each"][j]) for r in rows
+                                                   if r["sweep"] == "n" and r["n"] == n])) for n in cells]))
+              for j in range(cfg.seeds)]
+    return RatioSlopes(slopes, by_seed, worst, pmax, in_eps)
 
 
 @dataclass(frozen=True)
