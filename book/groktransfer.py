@@ -370,12 +370,18 @@ claims.claim("fig8b_gt_vs_grokfast", ref="Fig. 8b",
              quote="Dynamics of the target model (a two-layer Transformer) trained via GrokTransfer, and the target "
                    "model trained via GrokFast (Fig. 8b caption); GrokTransfer generalises sooner in the figure",
              basis="sooner is any ratio above 1; both arms must reach 90% test in the same budget (else not observed)",
-             known_deviation=None)
+             known_deviation="reduced profile (2-layer d = 32 transformer, 300 epochs both arms): GrokTransfer ended "
+                             "at train 0.42–0.47 / test 0.26–0.32 and GrokFast had not even memorised (train 0.49, "
+                             "0.23, 0.34; test ≤ 0.02); neither reached 90% test, so the race is not observed")
 claims.claim("fig8a_gt_vs_scratch", ref="Fig. 8a",
              quantity="t_test90 from scratch / t_test90 with GrokTransfer (same budget), per seed",
              per_seed=ex.race_sooner(runs_8a["scratch"], runs_8a["transfer"]), expected=at_least(3),
              quote="GrokTransfer enables the target model to generalize much faster than training from scratch and "
-                   "exhibits little generalization delay (Sec. 4.2)", basis=SOONER_BASIS, known_deviation=None)
+                   "exhibits little generalization delay (Sec. 4.2)", basis=SOONER_BASIS,
+             known_deviation="reduced profile (2-layer d = 32 transformer, 300 epochs both arms): scratch memorised "
+                             "(train 1.00) without generalising (test 0.01); GrokTransfer from the partial weak models "
+                             "(0.59, 0.87, 0.34) reached only train 0.42–0.47 / test 0.26–0.32; neither reached 90% "
+                             "test (not observed)")
 figs.fig8_note(race_8b, ex.seed_test_epochs(runs_8a["scratch"]), runs_8b)
 
 # %% [markdown]
@@ -394,13 +400,17 @@ claims.claim("table1_time_ratio", ref="Table 1",
              per_seed=cost.ratio, expected=at_most(0.5),
              quote="The total wall-clock time of GrokTransfer is approximately five times faster than training from "
                    "scratch (Sec. 4.2)", basis="'approximately five times' read generously as at least 2×",
-             known_deviation=None)
+             known_deviation="FNN proxy, per seed: seed 1 (weak test 0.87) costs weak 3.8 s + GrokTransfer 4.6 s "
+                             "against scratch 21.1 s (0.40); the targets of seeds 0 and 2 never reached 95% test, so "
+                             "their cost to the paper's bar is not observed")
 claims.claim("table1_weak_negligible", ref="Table 1",
              quantity="weak time / (weak + GrokTransfer time), FNN proxy, per seed",
              per_seed=cost.weak_share, expected=at_most(0.1),
              quote="The time spent training the weak FNN model is negligible compared to training the target "
                    "transformer model (Sec. 4.2)", basis="negligible read as at most a tenth of the total",
-             known_deviation=None)
+             known_deviation="FNN proxy: the weak FNN (10³ epochs, 3.8 s) is 45% of seed 1's GrokTransfer total "
+                             "(8.4 s) — beside a (32, 128) FNN target it is not small, unlike the paper's 2.8 s beside "
+                             "an 8-layer transformer's 71 s (4%); seeds 0 and 2 not observed")
 fl = ex.flops_a41()
 claims.claim("a41_flops", ref="A.4.1", quantity="GrokTransfer / scratch FLOPs from the paper's own epoch counts",
              measured=fl["ratio"], expected=within(0.1, 0.05), kind="consistency",
@@ -489,7 +499,10 @@ claims.claim("fig13_parity_no_delay", ref="Fig. 13 right", quantity="t_test90 / 
                    "task. Both do not have delayed generalization (Fig. 13 caption)",
              basis="no delay read as test 90% within 2× of train 90%; a depth that never fits or never generalises "
                    "is not observed and fails",
-             one_value="one run per depth (two depths); the worst depth decides", known_deviation=None)
+             one_value="one run per depth (two depths); the worst depth decides",
+             known_deviation="reduced profile (d = 32, 80 epochs): the 4-layer run reached 90% train and test at the "
+                             "same epoch (60; ratio 1.0), but the 2-layer run had not fitted the training set (train "
+                             "0.54, test 0.52), so its delay is not observed")
 figs.parity_transformer_note(parity_tf, ex.TFPAR[profile].epochs)
 
 # %% [markdown]
@@ -511,7 +524,10 @@ claims.claim("fig14_gt_no_delay", ref="Fig. 14",
              quote="Training dynamics of a four-layer MLP on MNIST dataset … The weak model is a two-layer MLP with "
                    "40% test accuracy (Fig. 14 caption); GrokTransfer closes the gap sooner in the figure",
              basis="shorter is any positive difference; both gaps must close within the run (else not observed)",
-             known_deviation=None)
+             known_deviation="reduced profile, both arms at init scale 4 and 1500 epochs: every target fits the "
+                             "training set (train 1.00) but GrokTransfer ends at test 0.67, 0.72, 0.72 and scratch at "
+                             "0.49, 0.47, 0.54 — neither reaches 80% test, so the gap is not observed (GrokTransfer "
+                             "is ahead at the end in every seed; its weak MLP was taken at test 0.53, epoch 80)")
 figs.fig14(dg)
 
 # %% [markdown]
@@ -519,7 +535,9 @@ figs.fig14(dg)
 # (a) $A$ and $B$ both random: the low rank alone does not remove grokking (MLP and
 # transformer). (b) $A\cdot B$ merged into a plain embedding $E_T$ at epoch 100 (fresh AdamW
 # state) — the benefit persists. (c) the weak model's $d_{embed}$ equal to the target's (32 at
-# cpu), three weak seeds under the same partial rule.
+# cpu), three weak seeds under the same partial rule. At cpu panel (c) remains uninformative: the
+# $d_{embed} = 32$ weak models, with the 4-wide model's hyperparameters, never left chance in
+# 1000 epochs (test 0.003–0.005), so no partial model exists to transfer and no claim is made.
 
 # %%
 f15 = ex.fig15_results(profile, seed, ctx.device)
@@ -531,12 +549,18 @@ claims.claim("fig15a_random_ab_delay", ref="Fig. 15a", quantity="random A·B (ML
              per_seed=ex.ratios(random_delays), expected=at_least(5),
              quote="Training dynamics of the target models used in Figure 6a and Figure 8 Right, but with low-rank "
                    "embedding A·B, both A and B are randomly initialized (Fig. 15a caption): grokking remains",
-             basis=DELAY_BASIS, known_deviation=None)
+             basis=DELAY_BASIS,
+             known_deviation="reduced profile: the random-A·B targets fitted the training set by epoch 260 but "
+                             "stayed at test 0.004 through the 1500-epoch budget in which scratch grokked; whether "
+                             "they grok later is not observed")
 merge_delays = ex.seed_delays(f15["merge"])
 claims.claim("fig15b_merge_tracks", ref="Fig. 15b", quantity="merged at epoch 100: t_test90 / t_train90, per seed",
              per_seed=ex.ratios(merge_delays), expected=at_most(2),
              quote="Merge A and B into E_T at 100-th epoch and keep training (Fig. 15b caption): the benefit persists",
-             basis=TRACK_BASIS, known_deviation=None)
+             basis=TRACK_BASIS,
+             known_deviation="reduced profile: as without merging — the seed whose weak model was at 0.87 reached "
+                             "90% test at epoch 300 (ratio 1.36); from 0.59 and 0.34 the merged targets ended at test "
+                             "0.33 and 0.34 after 600 epochs (not observed)")
 figs.ablations_note(random_delays, f15["merge"], f15["same_dim"])
 
 # %% [markdown]
@@ -552,14 +576,30 @@ claims.claim("fig16_gt_vs_grokfast", ref="Fig. 16",
              quote="Dynamics of the target model (a two-layer Transformer) trained via GrokTransfer, and the target "
                    "model trained via GrokFast on modular multiplication task (Fig. 16 caption)",
              basis="sooner is any ratio above 1; both arms must reach 90% test in the same budget (else not observed)",
-             known_deviation=None)
+             known_deviation="reduced profile (d = 32, 300 epochs both arms): GrokTransfer ended at train 0.56–0.78 "
+                             "/ test 0.19–0.35 and GrokFast at train 0.15–0.59 / test ≤ 0.04; neither reached 90% "
+                             "test, so the race is not observed")
 fig16
 
 # %% [markdown]
+# ## What reproduces at the reduced size
+# With the weak model chosen by the rule fixed in advance and every comparison at equal
+# budgets, the cpu profile shows: grokking from scratch (addition 3/3 seeds, one-hot 3/3, the
+# wide XOR net 3/3); the removal of the delay when the transferred model is good (parity 3/3
+# seeds; addition from the weak seed at 0.87; Theorem 3.2 for the weak net with three clean
+# features); Fig. 7's dependence of the target on the weak checkpoint (ρ = 0.80 over 12
+# targets whose weak checkpoints span test 0.01–0.87); $r_W\proptoarepsilon$. It does **not**
+# show the paper's central claim that a *partially* generalising weak model suffices: from
+# weak models at test 0.34–0.59 the (32, 128) targets fit the training set and stall near 0.47
+# test, on addition and on multiplication, within budgets in which scratch groks. The small
+# transformers (d = 32, 300 epochs) generalise in no arm, so Figs. 8, 13 left and 16 are not
+# observed here. These are recorded as known deviations with their numbers; the paper profile
+# (GPU) runs the paper's sizes.
+#
 # ## Not claimed here
-# Fig. 5a's cluster separation and Fig. 12's structure are shown without a claim; the timings
-# of Fig. 4 across initialisations, Fig. 13 left and Fig. 15c are shown, not claimed (the
-# report lists them as absent).
+# Fig. 5a's cluster separation and Fig. 12's structure are shown without a claim; Fig. 4's
+# step-5/step-80 timings, Fig. 13 left and Fig. 15c are shown, not claimed (the report lists
+# them as absent).
 
 # %% [markdown]
 # ## Claims
