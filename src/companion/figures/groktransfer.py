@@ -27,8 +27,7 @@ from companion.plotting import TEST, TRAIN, paper_title, subplots, sweep_colors
 
 SCRATCH_C, GT_C, GF_C, RND_C = "#1f77b4", "#d62728", "#2ca02c", "#7f7f7f"
 #: legend labels of the transformer runs, by role
-TF_LABELS = {"transfer": "GrokTransfer", "scratch": "from scratch", "grokfast": "GrokFast", "random": "random A·B",
-             "transfer_30": "GrokTransfer, 30% checkpoint"}
+TF_LABELS = {"transfer": "GrokTransfer", "scratch": "from scratch", "grokfast": "GrokFast", "random": "random A·B"}
 
 
 def _curve(ax, x, train, test, color, label, logx=True):
@@ -174,9 +173,6 @@ def fig6(weaks: list, gts: list, scs: list, titles: list, sels: list):
         paper_title(axs[0, j], f"Fig. 6{'abc'[j]}" if j == 0 else "", f"{t}: weak model")
         _curve(axs[1, j], sc["epoch"], sc["train_acc"][0], sc["test_acc"][0], SCRATCH_C, "from scratch")
         _curve(axs[1, j], gt["epoch"], gt["train_acc"][0], gt["test_acc"][0], GT_C, "GrokTransfer")
-        if sc["train_acc"].shape[0] > 1:
-            _curve(axs[1, j], sc["epoch"], sc["train_acc"][1], sc["test_acc"][1], "#9467bd",
-                   "scratch, paper config")
         axs[1, j].legend(fontsize=7)
         paper_title(axs[1, j], "", f"{t}: target")
     return fig
@@ -186,23 +182,26 @@ def fig7(sweep):
     """Paper Fig. 7: weak checkpoint's test accuracy, the target's final one and 1/TimeGap."""
     fig, axs = subplots(1, 1, width=6, height=3.6)
     ax = axs[0, 0]
-    ep = [r.checkpoint for r in sweep.rows]
-    ax.plot(ep, [r.weak_test for r in sweep.rows], "o-", color=TRAIN, label="weak test acc")
-    ax.plot(ep, [r.target_final_test for r in sweep.rows], "s-", color=TEST, label="target final test acc")
-    ax.set_xlabel("weak-model checkpoint (epoch)")
-    ax.set_ylabel("accuracy")
+    seeds = sorted({r.seed for r in sweep.rows})
+    for s, c in zip(seeds, sweep_colors(len(seeds))):
+        rr = [r for r in sweep.rows if r.seed == s]
+        ax.plot([r.weak_test for r in rr], [r.target_final_test for r in rr], "o-", color=c, label=f"weak seed {s}")
+    ax.plot([0, 1], [0, 1], ls=":", color="k", lw=0.8, label="target = weak")
+    ax.set_xlabel("weak checkpoint's test accuracy")
+    ax.set_ylabel("target's final test accuracy")
     ax2 = ax.twinx()
-    ax2.plot(ep, [r.inv_gap for r in sweep.rows], "^--", color="k", label="1/TimeGap")
+    ax2.plot([r.weak_test for r in sweep.rows], [r.inv_gap for r in sweep.rows], "^", color="k", ms=4,
+             label="1/TimeGap")
     ax2.set_ylabel("1 / TimeGap")
-    ax.legend(loc="center right", fontsize=8)
-    ax2.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper left", fontsize=7)
+    ax2.legend(loc="lower right", fontsize=7)
     paper_title(ax, "Fig. 7", "weak checkpoint vs target")
     return fig
 
 
 def tf_panel(ax, runs: dict, labels: dict, ref: str, title: str):
     """Paper Figs. 8, 13, 16: one panel of transformer runs, by role."""
-    colors = {"transfer": GT_C, "scratch": SCRATCH_C, "grokfast": GF_C, "random": RND_C, "transfer_30": "#ff9896"}
+    colors = {"transfer": GT_C, "scratch": SCRATCH_C, "grokfast": GF_C, "random": RND_C}
     for k, r in runs.items():
         _curve(ax, r["step"], r["train_acc"], r["test_acc"], colors[k], labels.get(k, k))
     ax.legend(fontsize=7)

@@ -21,11 +21,18 @@ from companion.experiments.groktransfer.common import (  # noqa: F401  (the chap
     WeakModel,
     delays,
     first_member_delays,
+    ratios,
+    seed_delays,
     seeded,
+    select,
+    select_partial,
     select_weak,
     selection_record,
+    sooner,
+    surpass,
     time_gap,
     transfer_delays,
+    worst,
 )
 from companion.experiments.groktransfer.digits import DIGITS, Digits, DigitsGaps, digits, digits_gaps  # noqa: F401
 from companion.experiments.groktransfer.fixed_embeddings import (  # noqa: F401
@@ -39,6 +46,7 @@ from companion.experiments.groktransfer.fixed_embeddings import (  # noqa: F401
 from companion.experiments.groktransfer.modular import (  # noqa: F401
     FIG1B,
     FIG6,
+    FIG7,
     FIG15,
     Ablations,
     CheckpointSweep,
@@ -49,7 +57,6 @@ from companion.experiments.groktransfer.modular import (  # noqa: F401
     cost,
     flops_a41,
     fnn_targets,
-    multiplication_deviation,
     transferred_embedding,
     weak_modular,
 )
@@ -61,8 +68,9 @@ from companion.experiments.groktransfer.transformers import (  # noqa: F401
     TransformerParity,
     TransformerRace,
     TransformerRun,
-    grokfast_deviation,
     parity_transformer_delays,
+    race_sooner,
+    seed_test_epochs,
     test_epoch,
     tf_parity,
     tf_run,
@@ -107,6 +115,8 @@ def departures_table(profile: str):
              "Fig. 6a GrokTransfer": (FIG6["add"][profile].transfer, FIG6["add"]["paper"].transfer),
              "Fig. 6a scratch": (FIG6["add"][profile].scratch, FIG6["add"]["paper"].scratch),
              "Fig. 6b GrokTransfer": (FIG6["mul"][profile].transfer, FIG6["mul"]["paper"].transfer),
+             "Fig. 6b scratch": (FIG6["mul"][profile].scratch, FIG6["mul"]["paper"].scratch),
+             "Fig. 7": (FIG7[profile], FIG7["paper"]),
              "Fig. 2/3": (FIG2[profile], FIG2["paper"]), "Fig. 6c parity": (PARITY[profile], PARITY["paper"]),
              "Figs. 4, 9–11 XOR": (XOR[profile], XOR["paper"]), "Fig. 5b/c": (RATIO[profile], RATIO["paper"]),
              "Fig. 13 right": (TFPAR[profile], TFPAR["paper"]), "Fig. 14": (DIGITS[profile], DIGITS["paper"])}
@@ -130,6 +140,7 @@ def run_all(profile: str = "cpu", device: str = "cpu", seed: int = 0) -> None:
         for pair in (FIG1B[op][profile], FIG6[op][profile]):
             fnn_targets(replace(pair.transfer, seed=seed), device)
             fnn_targets(replace(pair.scratch, seed=seed), device)
+    fnn_targets(replace(FIG7[profile], seed=seed), device)
     ab = FIG15[profile]
     for c in (ab.random, ab.merge, ab.same_dim):
         fnn_targets(replace(c, seed=seed), device)

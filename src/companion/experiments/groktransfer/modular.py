@@ -23,11 +23,13 @@ from companion.experiments.groktransfer.common import (
     SELECTION_RULES,
     Hyperparams,
     WeakModel,
+    select,
     select_weak,
     selection_record,
     time_gap,
 )
 from companion.models import fnn
+from companion.settings import unstated
 from companion.train.groktransfer import train_ensemble
 
 TARGET_KINDS = ("transfer", "scratch", "random", "merge")
@@ -39,20 +41,24 @@ class TargetBatch:
 
     ``kind``: ``transfer`` (E = A·B, A = weak checkpoint; ``checkpoints`` -1 = the selected
     one), ``scratch`` (trainable table), ``random`` (A·B with A random, Fig. 15a), ``merge``
-    (transfer, then A·B merged into a table at ``merge_at``, Fig. 15b). One member per entry
-    of ``hypers`` (× ``checkpoints`` for transfer and merge).
+    (transfer, then A·B merged into a table at ``merge_at``, Fig. 15b). One member per
+    (seed, entry of ``hypers``, entry of ``checkpoints`` for transfer and merge); target seed i
+    transfers from weak seed i under rule ``select`` (``partial``: its first snapshot at 30%
+    test accuracy, fixed in advance), a fixed checkpoint epoch from the same weak seed.
     """
 
     weak: WeakModel = WeakModel()  # the weak model (and the task) the targets are trained on
     kind: str = "transfer"  # one of TARGET_KINDS
     hypers: tuple = (Hyperparams(0.3, 1e-3, 1.0),)  # one member per entry
     checkpoints: tuple = (-1,)  # weak epochs whose embedding is transferred (-1: the selected one)
-    select: str = "best"  # weak-checkpoint selection rule (common.SELECTION_RULES)
+    select: str = "partial"  # weak-checkpoint selection rule (common.SELECTION_RULES)
+    n_seeds: int = unstated(3)  # target seeds trained at once (seed i on weak seed i)
     epochs: int = 10_000  # full-batch AdamW steps
     d_embed: int = 128  # d_T
     width: int = 512  # hidden width (two hidden layers)
     merge_at: int = 100  # merge: the epoch at which A·B becomes a plain table (Fig. 15b)
     eval_every: int = 10  # epochs between logged accuracies
+    stop_at: float | None = None  # end once every member's test accuracy reaches this (saves time only)
     random_seed_offset: int = 7  # random: A is drawn with seed + this
     seed: int = 0  # target init
 
@@ -100,18 +106,21 @@ def target_spec(t: TargetBatch, lowrank: bool) -> fnn.FNNSpec:
 @experiment
 def fnn_targets(cfg: TargetBatch, device: str = "cpu") -> dict:
     """Figs. 1b, 6a/b, 7, 15, Table 1: train a batch of target FNNs (see :class:`TargetBatch`);
-    curves per member."""
+    curves per member; ``seed_members`` are the members of the first hyperparameters and
+    checkpoint (one per seed: what the claims compare), ``selections`` their weak checkpoints."""
     data = _data(cfg.weak)
-    members = [(h, c) for h in cfg.hypers for c in cfg.checkpoints] if cfg.kind in ("transfer", "merge") \
-        else [(h, None) for h in cfg.hypers]
-    inits, lrs, wds = (torch.tensor([getattr(h, k) for h, _ in members]) for k in ("init_scale", "lr", "weight_decay"))
-    A, sel = None, None
-    if cfg.kind in ("transfer", "merge"):
+    transfer = cfg.kind in ("transfer", "merge")
+    members = [(s, h, c) for s in range(cfg.n_seeds) for h in cfg.hypers
+               for c in (cfg.checkpoints if transfer else (None,))]
+    inits, lrs, wds = (torch.tensor([getattr(h, k) for _, h, _ in members]) for k in ("init_scale", "lr",
+                                                                                      "weight_decay"))
+    A, sels = None, None
+    if transfer:
         wk = weak_modular(cfg.weak, device)
-        sel = wk[cfg.select]
-        snaps = wk["snapshots"][:, sel["member"]]
-        A = torch.stack([torch.as_tensor(sel["A"] if c == -1 else snaps[list(wk["snapshot_epoch"]).index(c)])
-                         for _, c in members])
+        sels = select(wk, cfg.select, cfg.n_seeds, cfg.weak.first_threshold, cfg.weak.partial_below)
+        ep = list(wk["snapshot_epoch"])
+        A = torch.stack([torch.as_tensor(sels[s]["A"] if c == -1 else wk["snapshots"][ep.index(c), sels[s]["member"]])
+                         for s, _, c in members])
     elif cfg.kind == "random":
         g = torch.Generator().manual_seed(cfg.seed + cfg.random_seed_offset)
         A = torch.randn(len(members), cfg.weak.p, cfg.weak.d_embed, generator=g) * inits.view(-1, 1, 1)
@@ -120,7 +129,8 @@ def fnn_targets(cfg: TargetBatch, device: str = "cpu") -> dict:
     P = fnn.init_params(spec, inits, cfg.seed, A=A)
     t0, c0 = time.perf_counter(), time.process_time()
     first = cfg.merge_at if cfg.kind == "merge" else cfg.epochs
-    h = train_ensemble(P, spec, data, lrs, wds, first, cfg.eval_every, device=device)
+    h = train_ensemble(P, spec, data, lrs, wds, first, cfg.eval_every, device=device,
+                       stop_at=None if cfg.kind == "merge" else cfg.stop_at)
     if cfg.kind == "merge":  # Fig. 15b: E_T := A·B, then keep training a plain table (fresh AdamW)
         Pm = {k: v for k, v in h["params"].items() if k not in ("A", "B")}
         Pm["E"] = fnn.embedding_matrix(h["params"])
@@ -131,9 +141,13 @@ def fnn_targets(cfg: TargetBatch, device: str = "cpu") -> dict:
                                                                        "test_loss")}}
     h.pop("params", None)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    return {**h, "members": [(h_.init_scale, h_.lr, h_.weight_decay, c) for h_, c in members],
-            "selection": selection_record(sel),
-            "wall_s_per_epoch": wall / cfg.epochs / len(members), "cpu_s_per_epoch": cpu / cfg.epochs / len(members)}
+    per = len(members) // cfg.n_seeds
+    records = [selection_record(x) for x in sels] if sels else None
+    return {**h, "members": [(h_.init_scale, h_.lr, h_.weight_decay, c) for _, h_, c in members],
+            "member_seed": [s for s, _, _ in members], "seed_members": [i * per for i in range(cfg.n_seeds)],
+            "selection": records[0] if records else None, "selections": records,
+            "wall_s_per_epoch": wall / max(int(h["epoch"][-1]), 1) / len(members),
+            "cpu_s_per_epoch": cpu / max(int(h["epoch"][-1]), 1) / len(members)}
 
 
 # ------------------------------------------------------------------------------ profiles
@@ -149,85 +163,71 @@ WEAK_ADD = WeakModel()
 WEAK_ADD_CPU = replace(
     WEAK_ADD,
     epochs=1000,  # 10⁴ -> 10³
-    snapshot_every=50,
+    snapshot_every=10,
 )
 WEAK_ADD_SMOKE = replace(
     WEAK_ADD,
     epochs=60,
-    n_seeds=2,
-    snapshot_every=20,
+    snapshot_every=10,
 )
 WEAK_MUL = replace(WEAK_ADD, op="mul")
 WEAK_MUL_CPU = replace(
     WEAK_MUL,
     epochs=2000,  # multiplication's weak models are still improving at 1000 epochs
-    snapshot_every=50,
+    snapshot_every=10,
 )
 WEAK_MUL_SMOKE = replace(
     WEAK_MUL,
     epochs=60,
-    n_seeds=2,
-    snapshot_every=20,
+    snapshot_every=10,
 )
 
 #: the working configs at the reduced size (the spec's measured (32, 128) runs)
 TRANSFER_CPU, SCRATCH_CPU = Hyperparams(1.0, 1e-3, 1.0), Hyperparams(1.0, 5e-3, 3.0)
 FIG6A_SCRATCH_HYPER = Hyperparams(0.1, 0.1, 2.0)  # the paper's Fig. 6a scratch (init, lr, wd)
 FIG7_CHECKPOINTS = (100, 500, 800, 900, 1000, 1100, 1500, 2000)
-FIG7_CHECKPOINTS_CPU = (100, 300, 350, 400, 1000)
+FIG7_CHECKPOINTS_CPU = (300, 500, 700, 1000)
 
 # Fig. 1b (A.3.1): GrokTransfer (0.3, 0.005, 3) vs scratch (lr, wd) = (0.05, 3), init 1
 FIG1B_TRANSFER = TargetBatch(weak=WEAK_ADD, hypers=(Hyperparams(0.3, 5e-3, 3.0),))
 FIG1B_SCRATCH = TargetBatch(weak=WEAK_ADD, kind="scratch", hypers=(Hyperparams(1.0, 5e-2, 3.0),))
 FIG1B_MUL_TRANSFER = replace(FIG1B_TRANSFER, weak=WEAK_MUL)
 FIG1B_MUL_SCRATCH = replace(FIG1B_SCRATCH, weak=WEAK_MUL)
-# Fig. 6a/b (A.3.3): GrokTransfer (0.3, 1e-3, 1) add / (0.3, 5e-3, 3) mul; scratch (0.1, 0.1, 2);
-# the Fig. 7 checkpoints are batched with the addition target
-FIG6A_TRANSFER = TargetBatch(weak=WEAK_ADD, hypers=(Hyperparams(0.3, 1e-3, 1.0),), checkpoints=(-1,) + FIG7_CHECKPOINTS)
+# Fig. 6a/b (A.3.3): GrokTransfer (0.3, 1e-3, 1) add / (0.3, 5e-3, 3) mul; scratch (0.1, 0.1, 2)
+FIG6A_TRANSFER = TargetBatch(weak=WEAK_ADD, hypers=(Hyperparams(0.3, 1e-3, 1.0),))
 FIG6A_SCRATCH = TargetBatch(weak=WEAK_ADD, kind="scratch", hypers=(FIG6A_SCRATCH_HYPER,))
 FIG6B_TRANSFER = TargetBatch(weak=WEAK_MUL, hypers=(Hyperparams(0.3, 5e-3, 3.0),))
 FIG6B_SCRATCH = replace(FIG6A_SCRATCH, weak=WEAK_MUL)
+# Fig. 7 (Sec. 4.1): targets from fixed weak epochs, 10⁴ epochs each
+FIG7_PAPER = replace(FIG6A_TRANSFER, checkpoints=FIG7_CHECKPOINTS)
 
-# reduced profiles: one pair of runs per task serves Figs. 1b, 6 (and 7, Table 1): the target
-# (128, 512) -> (32, 128) with the working configs; the addition scratch batch runs the paper's
-# Fig. 6a scratch config beside the working one, the addition target the Fig. 7 checkpoints
+# reduced profiles: one pair of runs per task serves Figs. 1b, 6 (and Table 1): the target
+# (128, 512) -> (32, 128) with the working configs, both arms with the same budget (stopping
+# once every seed has reached 95% test accuracy, which changes no first crossing)
 ADD_TRANSFER_CPU = replace(
     FIG1B_TRANSFER,
     weak=WEAK_ADD_CPU,
     hypers=(TRANSFER_CPU,),
-    checkpoints=(-1,) + FIG7_CHECKPOINTS_CPU,
-    epochs=400,
+    epochs=1500,
     d_embed=32,
     width=128,
+    stop_at=0.95,
 )
 ADD_SCRATCH_CPU = replace(
     FIG1B_SCRATCH,
     weak=WEAK_ADD_CPU,
-    hypers=(SCRATCH_CPU, FIG6A_SCRATCH_HYPER),
-    epochs=1500,
-    d_embed=32,
-    width=128,
-)
-MUL_TRANSFER_CPU = replace(
-    FIG1B_MUL_TRANSFER,
-    weak=WEAK_MUL_CPU,
-    hypers=(TRANSFER_CPU,),
-    epochs=400,
-    d_embed=32,
-    width=128,
-)
-MUL_SCRATCH_CPU = replace(
-    FIG1B_MUL_SCRATCH,
-    weak=WEAK_MUL_CPU,
     hypers=(SCRATCH_CPU,),
     epochs=1500,
     d_embed=32,
     width=128,
+    stop_at=0.95,
 )
+MUL_TRANSFER_CPU = replace(ADD_TRANSFER_CPU, weak=WEAK_MUL_CPU)
+MUL_SCRATCH_CPU = replace(ADD_SCRATCH_CPU, weak=WEAK_MUL_CPU)
+FIG7_CPU = replace(ADD_TRANSFER_CPU, checkpoints=FIG7_CHECKPOINTS_CPU, epochs=400, stop_at=None)
 ADD_TRANSFER_SMOKE = replace(
     ADD_TRANSFER_CPU,
     weak=WEAK_ADD_SMOKE,
-    checkpoints=(-1,),  # the Fig. 7 checkpoints within the smoke weak run's 60 epochs
     epochs=40,
     d_embed=8,
     width=16,
@@ -239,22 +239,11 @@ ADD_SCRATCH_SMOKE = replace(
     d_embed=8,
     width=16,
 )
-MUL_TRANSFER_SMOKE = replace(
-    MUL_TRANSFER_CPU,
-    weak=WEAK_MUL_SMOKE,
-    epochs=40,
-    d_embed=8,
-    width=16,
-)
-MUL_SCRATCH_SMOKE = replace(
-    MUL_SCRATCH_CPU,
-    weak=WEAK_MUL_SMOKE,
-    epochs=40,
-    d_embed=8,
-    width=16,
-)
+MUL_TRANSFER_SMOKE = replace(ADD_TRANSFER_SMOKE, weak=WEAK_MUL_SMOKE)
+MUL_SCRATCH_SMOKE = replace(ADD_SCRATCH_SMOKE, weak=WEAK_MUL_SMOKE)
+FIG7_SMOKE = replace(ADD_TRANSFER_SMOKE, checkpoints=(20, 40, 60), epochs=20, n_seeds=1)
 
-#: Fig. 1b's recipe, per task and profile (addition: also Figs. 6a, 7, Table 1 at the reduced profiles)
+#: Fig. 1b's recipe, per task and profile (addition: also Figs. 6a, Table 1 at the reduced profiles)
 FIG1B = {
     "add": {"paper": TransferPair(FIG1B_TRANSFER, FIG1B_SCRATCH),
             "cpu": TransferPair(ADD_TRANSFER_CPU, ADD_SCRATCH_CPU),
@@ -272,6 +261,8 @@ FIG6 = {
             "cpu": TransferPair(MUL_TRANSFER_CPU, MUL_SCRATCH_CPU),
             "smoke": TransferPair(MUL_TRANSFER_SMOKE, MUL_SCRATCH_SMOKE)},
 }
+#: Fig. 7's checkpoint sweep per profile
+FIG7 = {"paper": FIG7_PAPER, "cpu": FIG7_CPU, "smoke": FIG7_SMOKE}
 
 
 @dataclass(frozen=True)
@@ -286,20 +277,20 @@ class Ablations:
 
 FIG15 = {
     "paper": Ablations(
-        random=replace(FIG6A_TRANSFER, kind="random", checkpoints=(-1,)),
-        merge=replace(FIG6A_TRANSFER, kind="merge", checkpoints=(-1,)),
-        same_dim=replace(FIG6A_TRANSFER, checkpoints=(-1,), weak=replace(WEAK_ADD, d_embed=128, n_seeds=1)),
+        random=replace(FIG6A_TRANSFER, kind="random"),
+        merge=replace(FIG6A_TRANSFER, kind="merge"),
+        same_dim=replace(FIG6A_TRANSFER, weak=replace(WEAK_ADD, d_embed=128)),
     ),
     "cpu": Ablations(
-        random=replace(ADD_TRANSFER_CPU, kind="random", checkpoints=(-1,), epochs=1000),
-        merge=replace(ADD_TRANSFER_CPU, kind="merge", checkpoints=(-1,)),
-        same_dim=replace(ADD_TRANSFER_CPU, checkpoints=(-1,), weak=replace(WEAK_ADD_CPU, d_embed=32, n_seeds=1,
-                                                                            epochs=500)),
+        random=replace(ADD_TRANSFER_CPU, kind="random"),
+        merge=replace(ADD_TRANSFER_CPU, kind="merge", epochs=600),
+        # the weak model at the target's width: its cpu run at the addition weak model's 10³ epochs
+        same_dim=replace(ADD_TRANSFER_CPU, weak=replace(WEAK_ADD_CPU, d_embed=32), epochs=600),
     ),
     "smoke": Ablations(
         random=replace(ADD_TRANSFER_SMOKE, kind="random"),
         merge=replace(ADD_TRANSFER_SMOKE, kind="merge", merge_at=20),
-        same_dim=replace(ADD_TRANSFER_SMOKE, weak=replace(WEAK_ADD_SMOKE, d_embed=8, n_seeds=1, epochs=30)),
+        same_dim=replace(ADD_TRANSFER_SMOKE, weak=replace(WEAK_ADD_SMOKE, d_embed=8, epochs=30)),
     ),
 }
 
@@ -312,9 +303,10 @@ def transferred_embedding(weak: dict, selection: dict) -> np.ndarray:
 
 @dataclass(frozen=True)
 class CheckpointRow:
-    """Fig. 7, one weak checkpoint: its test accuracy, the target's final test accuracy and
-    1/TimeGap (0 when the target never reaches 95%)."""
+    """Fig. 7, one (seed, weak checkpoint): its test accuracy, the target's final test accuracy
+    and 1/TimeGap (0 when the target never reaches 95%, the paper's convention for the plot)."""
 
+    seed: int
     checkpoint: int
     weak_test: float
     target_final_test: float
@@ -324,25 +316,28 @@ class CheckpointRow:
 @dataclass(frozen=True)
 class CheckpointSweep:
     """Fig. 7: one row per transferred weak checkpoint, and the Spearman ρ between the weak
-    checkpoint's and the target's test accuracy (NaN with fewer than 3 checkpoints)."""
+    checkpoint's and the target's test accuracy over all rows (NaN with fewer than 3 rows)."""
 
     rows: tuple
     spearman: float
 
 
 def checkpoint_sweep(transfer: dict, weak: dict, gap_threshold: float = 0.95) -> CheckpointSweep:
-    """:class:`CheckpointSweep` of a transfer batch whose members include weak checkpoints."""
+    """:class:`CheckpointSweep` of a transfer batch whose members are fixed weak checkpoints."""
     from scipy.stats import spearmanr
 
-    m = transfer["selection"]["member"]
+    from companion.events import observed
+
     rows = []
     for i, (_, _, _, c) in enumerate(transfer["members"]):
         if c == -1:
             continue
+        s = transfer["member_seed"][i]
+        m = transfer["selections"][s]["member"]
         k = int(np.searchsorted(weak["epoch"], c))
         gap = time_gap(transfer["epoch"], transfer["train_acc"][i], transfer["test_acc"][i], gap_threshold)
-        rows.append(CheckpointRow(c, float(weak["test_acc"][m, k]), float(transfer["test_acc"][i, -1]),
-                                  0.0 if not math.isfinite(gap) else 1 / max(gap, transfer["epoch"][1])))
+        rows.append(CheckpointRow(s, c, float(weak["test_acc"][m, k]), float(transfer["test_acc"][i, -1]),
+                                  1 / max(float(gap), float(transfer["epoch"][1])) if observed(gap) else 0.0))
     rho = (float(spearmanr([r.weak_test for r in rows], [r.target_final_test for r in rows]).statistic)
            if len(rows) > 2 else math.nan)
     return CheckpointSweep(tuple(rows), rho)
@@ -350,26 +345,30 @@ def checkpoint_sweep(transfer: dict, weak: dict, gap_threshold: float = 0.95) ->
 
 @dataclass(frozen=True)
 class Cost:
-    """Table 1 on this book's runs: CPU seconds of the weak model up to its selected checkpoint,
-    and of each target to 95% test accuracy (per-epoch time × first epoch at 95%); the ratio
-    (weak + GrokTransfer) / scratch (0 when scratch never reaches 95%)."""
+    """Table 1 on this book's FNN runs, per seed: CPU seconds of the weak seed (chosen in
+    advance: target seed i uses weak seed i, no search) up to its transferred checkpoint, of the
+    GrokTransfer target to 95% test accuracy and of the scratch target to 95% (per-epoch time ×
+    first epoch at 95%; not observed when a target never gets there), and the ratio
+    (weak + GrokTransfer) / scratch (not observed unless both reach 95%)."""
 
-    weak: float
-    transfer: float
-    scratch: float
-    ratio: float
+    weak: list
+    transfer: list
+    scratch: list
+    ratio: list
+    weak_share: list  # weak / (weak + GrokTransfer)
 
 
 def cost(weak: dict, transfer: dict, scratch: dict, threshold: float = 0.95) -> Cost:
-    """:class:`Cost` of the addition runs (member 0 of each target batch)."""
-    sel = transfer["selection"]
-    t_weak = weak["cpu_s"] / max(weak["epoch"][-1], 1) * sel["epoch"]
-    t_gt = transfer["cpu_s_per_epoch"] * first_crossing(transfer["epoch"], transfer["test_acc"][0], threshold,
-                                                        never=math.inf)
-    t_sc = scratch["cpu_s_per_epoch"] * first_crossing(scratch["epoch"], scratch["test_acc"][0], threshold,
-                                                       never=math.inf)
-    ratio = (t_weak + t_gt) / t_sc if 0 < t_sc < math.inf else (0.0 if t_sc == math.inf else math.nan)
-    return Cost(t_weak, t_gt, t_sc, ratio)
+    """:class:`Cost` of the addition runs (the seeds of each target batch)."""
+    per_epoch = weak["cpu_s"] / max(weak["epoch"][-1], 1)  # one weak seed's share of the batch
+    tw = [per_epoch * sel["epoch"] for sel in transfer["selections"]]
+    tg = [transfer["cpu_s_per_epoch"] * first_crossing(transfer["epoch"], transfer["test_acc"][m], threshold)
+          for m in transfer["seed_members"]]
+    ts = [scratch["cpu_s_per_epoch"] * first_crossing(scratch["epoch"], scratch["test_acc"][m], threshold)
+          for m in scratch["seed_members"]]
+    ratio = [(w + g) / s for w, g, s in zip(tw, tg, ts)]
+    share = [w / (w + g) for w, g in zip(tw, tg)]
+    return Cost(tw, tg, ts, ratio, share)
 
 
 def flops_a41(d_embed: int = 512, n_layer: int = 8, d_attn: int = 128, d_mlp: int = 512, p: int = 113,
@@ -387,13 +386,3 @@ def flops_a41(d_embed: int = 512, n_layer: int = 8, d_attn: int = 128, d_mlp: in
     scratch_total = target * scratch_epochs
     return {"weak_fwd": weak, "N": N, "target_fwd": target, "gt_total": gt_total,
             "scratch_total": scratch_total, "ratio": gt_total / scratch_total}
-
-
-def multiplication_deviation(profile: str, transfer: dict) -> str | None:
-    """Fig. 6b's known deviation at the reduced profiles (None at the paper's)."""
-    if profile == "paper":
-        return None
-    t90 = first_crossing(transfer["epoch"], transfer["train_acc"][0], 0.9, never=math.inf)
-    return (f"reduced profile: the (32, 128) target on the best multiplication weak embedding (test "
-            f"{transfer['selection']['test_acc']:.2f}) reached only {transfer['test_acc'][0].max():.2f} test accuracy "
-            f"in {transfer['epoch'][-1]} epochs (train 90% at epoch {t90:.0f})")

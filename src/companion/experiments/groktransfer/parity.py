@@ -11,6 +11,7 @@ from companion.cache import experiment
 from companion.data.xor import sparse_parity
 from companion.experiments.groktransfer.common import Hyperparams, Split, select_weak, selection_record
 from companion.models import fnn
+from companion.settings import unstated
 from companion.train.groktransfer import train_ensemble
 
 
@@ -35,6 +36,7 @@ class Parity:
     scratch: Hyperparams = Hyperparams(1.0, 1e-2, 1.0)  # the target from scratch
     gt_epochs: int = 10_000  # GrokTransfer target's full-batch AdamW steps
     scratch_epochs: int = 10_000  # scratch target's steps
+    n_seeds: int = unstated(3)  # target seeds per arm, trained at once (one weak model)
     eval_every: int = 10  # epochs between logged accuracies (and weak snapshots)
     test_seed_offset: int = 1  # the test set is drawn with seed + this
     weak_seed_offset: int = 1000  # the weak nets' init seed is seed + this
@@ -45,8 +47,10 @@ PARITY_PAPER = Parity()
 PARITY_CPU = replace(
     PARITY_PAPER,
     weak_epochs=6000,
-    gt_epochs=200,
-    scratch_epochs=400,
+    d_embed=32,
+    width=128,
+    gt_epochs=600,  # both arms get the same budget
+    scratch_epochs=600,
     eval_every=2,
 )
 PARITY_SMOKE = replace(
@@ -82,9 +86,9 @@ def parity(cfg: Parity, device: str = "cpu") -> dict:
                                  ("scratch", cfg.scratch, cfg.scratch_epochs, False)):
         spec = fnn.FNNSpec("dense_lowrank" if lowrank else "dense", cfg.q, cfg.d_embed, (cfg.width, cfg.width), 1,
                            n_tokens=1, rank=cfg.weak_width)
-        A = torch.as_tensor(sel["A"]).unsqueeze(0) if lowrank else None
-        r = train_ensemble(fnn.init_params(spec, [h.init_scale], cfg.seed, A=A), spec, data, h.lr,
+        A = torch.as_tensor(sel["A"]).unsqueeze(0).expand(cfg.n_seeds, -1, -1) if lowrank else None
+        r = train_ensemble(fnn.init_params(spec, [h.init_scale] * cfg.n_seeds, cfg.seed, A=A), spec, data, h.lr,
                                h.weight_decay, ep, cfg.eval_every, "logistic", device=device)
         r.pop("params")
-        out[name] = r
+        out[name] = {**r, "seed_members": list(range(cfg.n_seeds)), "selection": out["selection"]}
     return out
