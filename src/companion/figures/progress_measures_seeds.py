@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from IPython.display import Markdown
 
-from companion.events import observed
+from companion.events import first_crossing, observed
 
 from .progress_measures import md_table
 
@@ -22,8 +22,6 @@ def mirror_table(runs: dict, label: str = "run"):
     """The commutativity split of each run, per seed: the share of test pairs whose mirror (j, i)
     was trained, best test accuracy on all, mirror-trained and mirror-untrained pairs, and the
     onset (first epoch with mirror-untrained accuracy ≥ 0.95)."""
-    from companion.experiments.progress_measures.seeded import onset
-
     rows = []
     for key, hs in runs.items():
         if "acc_mirror_out" not in hs[0]:
@@ -32,7 +30,7 @@ def mirror_table(runs: dict, label: str = "run"):
                      _seeds([float(h["test_acc"].max()) for h in hs]),
                      _seeds([float(np.nanmax(h["acc_mirror_in"])) for h in hs]),
                      _seeds([float(np.nanmax(h["acc_mirror_out"])) for h in hs]),
-                     _seeds([onset(h) for h in hs])))
+                     _seeds([first_crossing(h["step"], h["acc_mirror_out"], 0.95) for h in hs])))
     return Markdown(md_table([label, "share mirror-trained", "max test acc", "max acc mirror-trained",
                               "max acc mirror-untrained", "onset (untrained ≥ 0.95)"], rows))
 

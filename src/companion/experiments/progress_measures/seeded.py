@@ -36,18 +36,20 @@ def _at(run, s: int):
 
 def seeded(runs: dict, seeds: tuple, device: str) -> dict:
     """``{key: [history per seed]}``; on a page of kept results only the kept seeds (keys with none
-    left out)."""
+    left out; :class:`~companion.kept.NotKept` when no key has one)."""
     if kept.viewing():
-        out = {}
+        out, missing = {}, None
         for key, r in runs.items():
             found = []
             for s in seeds:
                 try:
                     found.append(modular_run(_at(r, s), device))
-                except kept.NotKept:
-                    pass
+                except kept.NotKept as exc:
+                    missing = exc
             if found:
                 out[key] = found
+        if not out and missing is not None:
+            raise missing  # as kept.partial: shown as "not computed at this scale yet"
         return out
     groups: dict = {}
     for r in dict.fromkeys(_at(r, s) for r in runs.values() for s in seeds):
