@@ -306,6 +306,21 @@ display(Markdown(f"Per seed at p = {fig5.first}:"))
 display(sfigs.med_table(med_x))
 FIG5 = ("It can be observed in all four groups of experiments that the MED and test loss have consistent "
         "changing trends (Fig. 5 caption)")
+# what the runs showed when this was written, per profile (the verdicts are still computed: one that now holds fails)
+FIG5_DEVIATIONS = {"cpu": {
+    "grok": ("reduced profile: in 800 epochs only seed 1 reaches mirror-untrained accuracy 0.95 (at epoch 800); seeds "
+             "0 and 2 peak at 0.65 and 0.03 there, while their plain test accuracy (0.83, 0.49) is mostly memorised "
+             "commutativity (about 0.49 of the test pairs have a trained mirror). The paper trains 30 000 epochs"),
+    "full": ("over the whole run r(MED, test loss) is 0.42, 0.01 and 0.98 (seeds on both sides): MED rises while the "
+             "model memorises and ends above its start, while the test loss ends far below its start"),
+    "beats": ("not reproduced: in the window MED's r (0.973, 0.968, 0.913) is below the better baseline's in every "
+              "seed — W(θ) 0.971, 0.982, 0.921; the Fourier Gini's −r 0.985, 0.993, 0.624 — margins −0.013, −0.024, "
+              "−0.007: the window rewards anything that decays while the test loss falls"),
+    "beats_full": ("not reproduced: over the whole run MED's r (0.42, 0.01, 0.98) is below W(θ)'s (0.63, 0.44, 0.99) "
+                   "in every seed (margins −0.21, −0.65, −0.007)"),
+    "level": ("MED ends 1.43, 1.44 and 1.57 times its initial value and gives back only 22%, 25% and 7% of the rise it "
+              "makes while the model memorises; the test loss ends far below its start"),
+}}
 ABSTRACT = ("introduce a novel, concise, and effective progress measure that could trace the changes in test loss "
             "more accurately (abstract)")
 if min(map(len, primes.values())) >= min_seeds:
@@ -313,7 +328,8 @@ if min(map(len, primes.values())) >= min_seeds:
                  quantity=f"p = {fig5.first}: onset (first epoch with mirror-untrained test accuracy ≥ 0.95)",
                  per_seed=list(map(ex.onset, primes[fig5.first])),
                  expected=at_most(cfg["fig5"].base.train.steps), quote=FIG5,
-                 basis="the runs of Fig. 5 grok: the onset is observed within the run")
+                 basis="the runs of Fig. 5 grok: the onset is observed within the run",
+                 known_deviation=FIG5_DEVIATIONS.get(profile, {}).get("grok"))
     claims.claim("fig5_med_r", ref="Fig. 5",
                  quantity=f"p = {fig5.first}: r(MED, test loss) from memorisation to onset",
                  per_seed=med_x["med_window"], expected=greater_than(0.7), quote=FIG5,
@@ -322,22 +338,22 @@ if min(map(len, primes.values())) >= min_seeds:
                  quantity=f"p = {fig5.first}: r(MED, test loss) over the whole run",
                  per_seed=med_x["med_full"], expected=greater_than(0.7), quote=FIG5,
                  basis="the caption's trends are the whole curves: the same r > 0.7 over the run",
-                 known_deviation=None)
+                 known_deviation=FIG5_DEVIATIONS.get(profile, {}).get("full"))
     claims.claim("fig5_med_beats_baselines", ref="Abstract",
                  quantity=f"p = {fig5.first}: r(MED) − max(r(W), −r(Gini)) with the test loss, memorisation to onset",
                  per_seed=med_x["margin_window"], expected=greater_than(0.0), quote=ABSTRACT,
                  basis="'more accurately' than earlier measures: MED's correlation above the better baseline's",
-                 known_deviation=None)
+                 known_deviation=FIG5_DEVIATIONS.get(profile, {}).get("beats"))
     claims.claim("fig5_med_beats_baselines_full", ref="Abstract",
                  quantity=f"p = {fig5.first}: r(MED) − max(r(W), −r(Gini)) with the test loss, whole run",
                  per_seed=med_x["margin_full"], expected=greater_than(0.0), quote=ABSTRACT,
                  basis="'more accurately' than earlier measures: MED's correlation above the better baseline's",
-                 known_deviation=None)
+                 known_deviation=FIG5_DEVIATIONS.get(profile, {}).get("beats_full"))
     claims.claim("fig5_med_level", ref="Fig. 5",
                  quantity=f"p = {fig5.first}: MED at the end / MED at initialisation",
                  per_seed=med_x["end_over_start"], expected=less_than(1.0), quote=FIG5,
                  basis="the test loss ends far below its start; a measure with the same trend ends below its start too",
-                 known_deviation=None)
+                 known_deviation=FIG5_DEVIATIONS.get(profile, {}).get("level"))
 
 # %% [markdown]
 # ### Not in the paper: MED beside the other progress measures
@@ -386,6 +402,12 @@ figs.fig7_resnet(imgs[0])
 # %%
 img_x = ex.image_seeds(imgs)
 display(sfigs.image_seeds_table(img_x))
+FIG7_DEVIATION = {  # what the runs showed when this was written (if one now holds, the build fails)
+    "cpu": ("not reproduced at the reduced profile (16² renders, 200 training images, 40 epochs, from scratch): the "
+            "ResNet fits its training set (train accuracy 1.0, three seeds) but its test accuracy over the second half "
+            "is 0.072, 0.047, 0.060 — the largest-class rate (0.069, 0.064, 0.070), i.e. nothing is learned that "
+            "transfers; no 0.3–0.4 plateau"),
+}
 FIG7 = ("The training accuracy reaches 1 after approximately 100 epochs, while the test accuracy fluctuates "
         "between 0.3 and 0.4 for about 2800 epochs before rapidly rising to 1 (Fig. 7 caption)")
 if len(imgs) >= min_seeds:
@@ -395,7 +417,7 @@ if len(imgs) >= min_seeds:
     claims.claim("fig7_plateau", ref="Fig. 7", quantity="median test accuracy over the second half of the run",
                  per_seed=img_x["plateau"], expected=at_least(0.3), quote=FIG7,
                  basis="the paper's plateau: test accuracy between 0.3 and 0.4 while the training set is fit",
-                 known_deviation=None)
+                 known_deviation=FIG7_DEVIATION.get(profile))
     if cfg["fig7"].epochs >= ex.PAPER_IMAGES.epochs:  # only a run of the paper's length reaches the transition
         claims.claim("fig7_groks", ref="Fig. 7", quantity="final test accuracy",
                      per_seed=img_x["final_test"], expected=at_least(0.95), quote=FIG7,
