@@ -67,6 +67,9 @@ cfg = ex.configs(profile, seed)
 # a claim on trained runs needs three seeds at cpu and paper (a page of kept results may hold fewer: those claims
 # are left out there); smoke runs two seeds to exercise every claim's code
 min_seeds = 1 if profile == "smoke" else 3
+# the known deviations of claims at a profile, with the numbers the runs showed when this was written (the verdict
+# is still computed: a known deviation that now holds fails the build, and is revisited)
+DEVIATIONS = {"cpu": {}}
 display(Markdown(ctx.describe()))
 
 # %% [markdown]
@@ -149,12 +152,12 @@ if depth_x is not None and min(map(len, depth.values())) >= min_seeds:
                  per_seed=depth_x["excess"], expected=greater_than(0.0), quote=FIG2,
                  basis="'fluctuates violently' with more layers: the deeper model gives back more accuracy "
                        "after grokking than the shallower one (any positive excess)",
-                 known_deviation=None)
+                 known_deviation=DEVIATIONS.get(profile, {}).get("fig2_fluctuation"))
     claims.claim("fig2_med_falls", ref="Fig. 2",
                  quantity=f"MED at the end / MED at memorisation (train acc 0.99), {depth_x['hi']} layers",
                  per_seed=depth_x["med_end_over_fit"], expected=less_than(1.0), quote=FIG2,
                  basis="'keeps decreasing' after the training set is fit: MED ends below where it stood then",
-                 known_deviation=None)
+                 known_deviation=DEVIATIONS.get(profile, {}).get("fig2_med_falls"))
 
 # %% [markdown]
 # ## Fig. 3 — designed training-set layouts
@@ -215,7 +218,7 @@ if holes_x is not None and min(map(len, holes.values())) >= min_seeds:
                      quantity=f"U-Acc with the smallest square hole (k = {holes_s.smallest_square})",
                      per_seed=holes_x["u"][("square", holes_s.smallest_square)], expected=at_least(0.85), quote=TABLE1,
                      basis="the paper's U-Acc for its smallest square is 99.04%; 0.85 leaves room for the smaller p",
-                     known_deviation=None)
+                     known_deviation=DEVIATIONS.get(profile, {}).get("table1_small_square"))
     claims.claim("table1_hole_wrong", ref="Table 1",
                  quantity=f"best accuracy inside the square hole k = {holes_s.largest_square} minus best elsewhere",
                  per_seed=holes_x["hole_minus_rest"], expected=less_than(0.0), quote=TABLE1,
@@ -227,7 +230,7 @@ if holes_x is not None and min(map(len, holes.values())) >= min_seeds:
                  quote=TABLE1,
                  basis="the paper's 7.56% for t = 67 ('disappear'); 0.15 is twice that, read on the pairs "
                        "commutativity cannot answer",
-                 known_deviation=None)
+                 known_deviation=DEVIATIONS.get(profile, {}).get("table1_strip_disappears"))
 
 # %% [markdown]
 # ## Fig. 4 — $f(i,j) = i^2 + ij + j^2$: a ceiling that does not move
@@ -272,7 +275,7 @@ if min(map(len, comm.values())) >= min_seeds:
                      per_seed=comm_x["dnn_max"], expected=less_than(0.05),
                      quote="the 2-layer DNN does not generalise (Fig. 4, right: test accuracy stays near 0)",
                      basis="no generalisation: the best test accuracy ever reached stays below 0.05",
-                     known_deviation=None)
+                     known_deviation=DEVIATIONS.get(profile, {}).get("fig4_dnn"))
 
 # %% [markdown]
 # ## Fig. 5 — MED tracks the test loss, against the baselines
@@ -473,6 +476,12 @@ if widths:
     widths_s = ex.widths_summary(ex.first_seed(widths))
     display(figs.widths_table(widths_s))
     display(sfigs.mirror_table(widths, "(figure, d_model)"))
+WIDTHS_DEVIATION = {  # what the runs showed when this was written (if it now holds, the build fails)
+    "cpu": ("reduced profile, not observed: in 800 epochs d_model 32 never reaches mirror-untrained accuracy 0.95 "
+            "(best 0.36, 0.14, 0.11 over three seeds) and d_model 64 only in seed 1 (epoch 800; best 0.65 and 0.03 "
+            "in the others), so no seed has both onsets; the wider model is ahead in every seed, which is the paper's "
+            "direction, but the claim needs both events"),
+}
 FIG9 = ("we set p = 47 and k = 0 and observed that grokking took place over 10,000 epochs sooner with "
         "d_model = 256 than with d_model = 64 (App. D.1)")
 if ("Fig. 9 (right)", 32) in widths and ("Fig. 9 (right)", 256) not in widths \
@@ -481,7 +490,7 @@ if ("Fig. 9 (right)", 32) in widths and ("Fig. 9 (right)", 256) not in widths \
     claims.claim("widths_9", ref="Fig. 9 (right)", quantity=f"onset at d_model {w[1]} / onset at d_model {w[0]}",
                  per_seed=w[2], expected=at_most(1.0), quote=FIG9,
                  basis="'sooner' with the wider model: a ratio of onsets at most 1",
-                 known_deviation=None)
+                 known_deviation=WIDTHS_DEVIATION.get(profile))
 if ("Fig. 9 (right)", 256) in widths and min(map(len, widths.values())) >= min_seeds:
     w = ex.width_ratios(widths, "Fig. 9 (right)")
     claims.claim("widths_9_256", ref="Fig. 9 (right)", quantity=f"onset at d_model {w[1]} / onset at d_model {w[0]}",
@@ -526,22 +535,22 @@ if "Fig. 12" in ops_x and len(ops_x["Fig. 12"]["final"]) >= min_seeds:
     claims.claim("ops_sub_groks", ref="Fig. 12", quantity="x − y: final test accuracy",
                  per_seed=ops_x["Fig. 12"]["final"], expected=at_least(0.95), quote=APP_D2,
                  basis="Fig. 12 shows x − y generalising; the final value (not the best) with 5% slack",
-                 known_deviation=None)
+                 known_deviation=DEVIATIONS.get(profile, {}).get("ops_sub_groks"))
     claims.claim("ops_med_r_12", ref="Fig. 12", quantity="x − y: r(MED, test loss), memorisation to onset",
                  per_seed=ops_x["Fig. 12"]["med_window"], expected=greater_than(0.7), quote=APP_D2, basis=MED_R,
-                 known_deviation=None)
+                 known_deviation=DEVIATIONS.get(profile, {}).get("ops_med_r_12"))
 if "Fig. 16" in ops_x and len(ops_x["Fig. 16"]["final"]) >= min_seeds:
     claims.claim("ops_med_r_16", ref="Fig. 16", quantity="x² + xy + y², α = 0.5: r(MED, test loss), memorisation to end",
                  per_seed=ops_x["Fig. 16"]["med_window"], expected=greater_than(0.7), quote=APP_D2, basis=MED_R,
-                 known_deviation=None)
+                 known_deviation=DEVIATIONS.get(profile, {}).get("ops_med_r_16"))
 if "Fig. 17" in ops_x and len(ops_x["Fig. 17"]["final"]) >= min_seeds:
     claims.claim("ops_med_r_17", ref="Fig. 17", quantity="x² + xy + y², α = 0.6: r(MED, test loss), memorisation to end",
                  per_seed=ops_x["Fig. 17"]["med_window"], expected=greater_than(0.7), quote=APP_D2, basis=MED_R,
-                 known_deviation=None)
+                 known_deviation=DEVIATIONS.get(profile, {}).get("ops_med_r_17"))
 if "Fig. 18" in ops_x and len(ops_x["Fig. 18"]["final"]) >= min_seeds:
     claims.claim("ops_med_r_18", ref="Fig. 18", quantity="x² + xy + y², α = 0.7: r(MED, test loss), memorisation to end",
                  per_seed=ops_x["Fig. 18"]["med_window"], expected=greater_than(0.7), quote=APP_D2, basis=MED_R,
-                 known_deviation=None)
+                 known_deviation=DEVIATIONS.get(profile, {}).get("ops_med_r_18"))
 
 # %% [markdown]
 # ## Fig. 20 — structured embedding initialisation (App. E)
