@@ -37,6 +37,10 @@ def _at(run, s: int):
 def seeded(runs: dict, seeds: tuple, device: str) -> dict:
     """``{key: [history per seed]}``; on a page of kept results only the kept seeds (keys with none
     left out; :class:`~companion.kept.NotKept` when no key has one)."""
+    from companion import cache
+
+    if cache.PLANNING:  # `companion run`: record every run as a task, train nothing
+        return {key: [modular_run(_at(r, s), device) for s in seeds] for key, r in runs.items()}
     if kept.viewing():
         out, missing = {}, None
         for key, r in runs.items():
