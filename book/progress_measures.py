@@ -31,8 +31,20 @@
 # (Qihuai27/Grokking-Insight): d_model 128, 4 heads, d_mlp 512, no LayerNorm, every matrix
 # initialised $\mathcal N(0,1)/\sqrt{d_\text{model}}$, full-batch AdamW (lr $10^{-3}$, weight decay 1,
 # β = (0.9, 0.98), 10-step warm-up), 30 000 epochs, float32 cross-entropy. One epoch is one
-# full-batch step. The `cpu` profile runs at p = 47 (α = 0.5, lr $3\cdot10^{-3}$, d_model 64, about
-# 1 200 epochs) because p = 97 at 30 000 epochs is hours per run on a CPU; every reduction is listed below.
+# full-batch step. The `cpu` profile runs at p = 47 (α = 0.5, lr $3\cdot10^{-3}$, d_model 64, 800
+# epochs) because p = 97 at 30 000 epochs is hours per run on a CPU; every reduction is listed below.
+
+# %% [markdown]
+# **Two rules run through every claim below.** (1) *Seeds*: each trained-run claim is decided on
+# one value per seed (three; five for Fig. 20), the seeds of a run trained together as one batched
+# program; figures draw the first seed. (2) *Commutativity*: for a commutative f with a shared
+# vocabulary (i + j, i·j, i² + ij + j², …) a test pair whose mirror (j, i) was trained can be
+# answered by memorised symmetry — at α = 0.5 that is about half the test set, so plain test
+# accuracy climbs to ≈ 0.5 before anything is learned. Every such run therefore logs accuracy on
+# the *mirror-trained* and *mirror-untrained* test pairs separately (one library function,
+# `mirror_split`, used by every figure), and every grokking **onset** is the first epoch at which
+# accuracy on the mirror-untrained pairs reaches 0.95 (all test pairs for x − y). A run that never
+# gets there has no onset (*not observed*), and a claim on it fails.
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | paper
@@ -43,14 +55,38 @@ seed = 0
 from IPython.display import Markdown, display
 
 from companion import profiles
-from companion.claims import Claims, at_least, at_most, close_to, greater_than, is_true, less_than
+from companion.claims import MEDIAN, Claims, at_least, at_most, close_to, greater_than, is_true, less_than
 from companion.experiments import progress_measures as ex
 from companion.figures import progress_measures as figs
+from companion.figures import progress_measures_seeds as sfigs
 from companion.theory import progress_measures as theory
 
 ctx = profiles.setup(profile, device, seed)
 claims = Claims("progress_measures", profile)
 cfg = ex.configs(profile, seed)
+# a claim on trained runs needs three seeds at cpu and paper (a page of kept results may hold fewer: those claims
+# are left out there); smoke runs two seeds to exercise every claim's code
+min_seeds = 1 if profile == "smoke" else 3
+# the known deviations of claims at a profile, with the numbers the runs showed when this was written (the verdict
+# is still computed: a known deviation that now holds fails the build, and is revisited)
+_OPS_NO_GROK = ("at p = 31 in 1 000 epochs (three seeds) x² + xy + y² does not generalise, as in the paper's Figs. "
+                "16–19: mirror-untrained accuracy stays ≤ 0.14; over the window (memorisation to the end) the test "
+                "loss and MED do not move together")
+DEVIATIONS = {"cpu": {
+    "fig2_fluctuation": ("reduced profile, not observed: in 800 epochs the 2-layer model never reaches test accuracy 0.9 "
+                         "(best 0.46, 0.88, 0.38 over three seeds; mirror-untrained 0.09, 0.78, 0.10) and the 1-layer "
+                         "model only in seed 1, where it then climbs with no downward step: there is no post-grokking "
+                         "stretch to compare"),
+    "table1_strip_disappears": ("seeds on both sides: best mirror-untrained accuracy with the strip t = 22 is 0.084, "
+                                "0.43, 0.068 (plain U-Acc 0.54, 0.59, 0.45, against the paper's 7.56% at t = 67: half of "
+                                "the strip's pairs, 0.50, have a trained mirror, and those are what is answered)"),
+    "fig4_dnn": ("the DNN does not generalise, but the best of its noisy test curve is 0.059, 0.045, 0.065 over three "
+                 "seeds (chance at p = 31 is 0.032; its mirror-untrained accuracy peaks at 0.059, 0.051, 0.066): two "
+                 "seeds cross 0.05 on noise"),
+    "ops_med_r_16": f"{_OPS_NO_GROK}: α = 0.5, r = −0.31, −0.49, −0.33 (W: −0.28, −0.06, −0.33)",
+    "ops_med_r_17": f"{_OPS_NO_GROK}: α = 0.6, r = 0.34, −0.39, −0.27 (W: −0.34, −0.12, −0.28)",
+    "ops_med_r_18": f"{_OPS_NO_GROK}: α = 0.7, r = 0.13, −0.36, −0.25 (W: −0.12, 0.40, 0.20)",
+}}
 display(Markdown(ctx.describe()))
 
 # %% [markdown]
@@ -75,7 +111,8 @@ figs.fig1_concept()
 # $p^2(1 - C/p^2)^{\alpha p^2} < 1$ guarantees full coverage once $\alpha > 2\ln p / C$.
 # The Monte-Carlo check draws random training sets at p = 97 and counts covered pairs, on the
 # torus (the count $C$ assumes no boundary) and on the plain grid (the theorem ignores
-# wrap-around mod p).
+# wrap-around mod p). The first two checks hold by construction (arithmetic on the paper's
+# formula; a union bound dominates the expectation it bounds) and are counted as consistency checks.
 
 # %%
 cov = ex.coverage_run(cfg["coverage"], ctx.device)
@@ -84,15 +121,22 @@ display(figs.coverage_table(cov))
 figs.coverage_plot(cov)
 
 # %%
-claims.check("thm312_threshold", "Thm 3.12", "p = 97, k = 4: full coverage needs α > 2 ln 97 / 25 = 0.366",
-             measured=theory.alpha_threshold(97, 4), expected=close_to(0.366, 0.001))
-claims.check("thm312_union_bound", "Thm 3.12",
-             "the union bound dominates the expected number of uncovered pairs (every k, α; Monte Carlo, torus)",
-             measured=coverage.union_bound_holds,
-             expected=is_true("bound ≥ Monte-Carlo mean everywhere"))
-claims.check("thm312_above", "Thm 3.12",
-             f"just above the threshold (α = {coverage.alpha_above:.3f}, k = 4) most random training sets cover every pair",
-             measured=coverage.all_covered_above, expected=at_least(0.5))
+THM312 = ("When the proportion of the training set exceeds a certain threshold, the probability of the "
+          "corresponding test accuracy reaching 1 is 100% (§6.1; Thm 3.12)")
+claims.claim("thm312_threshold", ref="Thm 3.12", quantity="2 ln 97 / C(4), C(4) = 1 + 2·4·3 = 25",
+             measured=theory.alpha_threshold(97, 4), expected=close_to(0.366, 0.001), kind="consistency",
+             basis="arithmetic on the theorem's formula: 2 · 4.575 / 25 = 0.366")
+claims.claim("thm312_union_bound", ref="Thm 3.12",
+             quantity="union bound ≥ Monte-Carlo mean number of uncovered pairs, every k and α (torus)",
+             measured=coverage.union_bound_holds, expected=is_true("bound ≥ Monte-Carlo mean everywhere"),
+             kind="consistency",
+             basis="a union bound dominates the expectation it bounds; drawing without replacement only lowers it")
+claims.claim("thm312_above", ref="Thm 3.12",
+             quantity=f"share of random training sets at α = {coverage.alpha_above:.3f} (just above the k = 4 "
+                      "threshold) that cover every pair",
+             measured=coverage.all_covered_above, expected=at_least(0.5), quote=THM312,
+             basis="the union bound < 1 makes full coverage likely, not certain, just past the threshold: "
+                   "read as more than half of the draws")
 
 # %% [markdown]
 # ## Fig. 2 — more transformer layers
@@ -100,24 +144,37 @@ claims.check("thm312_above", "Thm 3.12",
 # the MED keeps decreasing." Depths and settings are not stated; the authors' `base.py` uses
 # p = 97, α = 0.5, so the `paper` profile runs 1, 2 and 3 layers there; the `cpu` profile compares
 # 1 and 2 layers on its baseline (p = 47, d_model 64; the 1-layer run is the one Figs. 5 and 9 use).
-# Fluctuation is the mean $|\Delta|$ of test accuracy between consecutive evaluations on the
-# linear grid (every `eval_every` epochs) after test accuracy first reaches 0.9. The paper's
-# reading (deeper networks carve the input space into smaller regions) is a conjecture that a
-# curve cannot test; the claim is only the fluctuation.
+# Fluctuation is measured without the trend: the **sum of the downward steps** of test accuracy
+# between consecutive evaluations on the linear grid after test accuracy first reaches 0.9 (a run
+# that climbs monotonically scores 0; the mean |Δ| of the table rewards a steep final climb).
+# "MED keeps decreasing" is tested as MED at the end below MED at memorisation (train accuracy 0.99).
 
 # %%
-depth = ex.depth_runs(cfg["fig2"], ctx.device)
-figs.fig2_depth(depth)
+depth = ex.depth_seeded(cfg["fig2"], ctx.device)
+figs.fig2_depth(ex.first_seed(depth))
 
 # %%
-depth_s = ex.depth_summary(depth, cfg["fig2"].base.eval_every)
+depth_s = ex.depth_summary(ex.first_seed(depth), cfg["fig2"].base.eval_every)
 display(figs.depth_table(depth_s))
-if depth_s.fluctuation_ratio is not None:  # (a page of paper-scale results may hold one depth only)
-    claims.check("fig2_fluctuation", "Fig. 2",
-                 f"{depth_s.deepest} layers fluctuate more after grokking than {depth_s.shallowest}",
-                 measured=depth_s.fluctuation_ratio, expected=greater_than(1.0))
-claims.check("fig2_med_falls", "Fig. 2", "MED keeps decreasing: MED at the end is below its peak, every depth",
-             measured=depth_s.med_falls, expected=is_true("true for every depth"))
+display(sfigs.mirror_table(depth, "layers"))
+depth_x = ex.depth_seeds(depth, cfg["fig2"].base.eval_every) if len(depth) > 1 else None
+if depth_x is not None:
+    display(sfigs.depth_seeds_table(depth_x))
+FIG2 = ("As the number of transformer layers increases, the test accuracy fluctuates violently, while the med "
+        "keeps decreasing (Fig. 2 caption)")
+if depth_x is not None and min(map(len, depth.values())) >= min_seeds:
+    claims.claim("fig2_fluctuation", ref="Fig. 2",
+                 quantity=f"sum of downward steps of test accuracy after 0.9, {depth_x['hi']} layers minus "
+                          f"{depth_x['lo']}",
+                 per_seed=depth_x["excess"], expected=greater_than(0.0), quote=FIG2,
+                 basis="'fluctuates violently' with more layers: the deeper model gives back more accuracy "
+                       "after grokking than the shallower one (any positive excess)",
+                 known_deviation=DEVIATIONS.get(profile, {}).get("fig2_fluctuation"))
+    claims.claim("fig2_med_falls", ref="Fig. 2",
+                 quantity=f"MED at the end / MED at memorisation (train acc 0.99), {depth_x['hi']} layers",
+                 per_seed=depth_x["med_end_over_fit"], expected=less_than(1.0), quote=FIG2,
+                 basis="'keeps decreasing' after the training set is fit: MED ends below where it stood then",
+                 known_deviation=DEVIATIONS.get(profile, {}).get("fig2_med_falls"))
 
 # %% [markdown]
 # ## Fig. 3 — designed training-set layouts
@@ -131,38 +188,66 @@ layouts = ex.split_layouts()
 figs.fig3_splits(layouts)
 
 # %%
-claims.check("fig3_train_size", "Fig. 3", "every layout trains on int(0.3·97²) = 2 822 pairs, none of them in the hole",
-             measured=ex.layouts_train_size_ok(layouts), expected=is_true("2 822 each"))
+claims.claim("fig3_train_size", ref="Fig. 3", quantity="every layout trains on int(0.3·97²) = 2 822 pairs, none in "
+             "the hole", measured=ex.layouts_train_size_ok(layouts), expected=is_true("2 822 each"),
+             kind="consistency", basis="the layouts are built that way (a check of the code, not of the paper)")
 
 # %% [markdown]
 # ## Table 1 — the distribution caps the test accuracy
 # U-Acc is the highest test accuracy reached, L-Acc the lowest after it, GO-Epoch "when
 # grokking occurs" (undefined in the paper; here the first epoch past the midpoint between the
 # memorisation plateau and U-Acc). The paper's numbers are for p = 97, α = 0.3; at `cpu` the holes
-# are scaled to p = 47 by area (square 14 ≈ 30·47/97, 29 ≈ 60·47/97) and by the strip that leaves
-# (almost) no leftover test pairs (t = 22, the analogue of the paper's t = 67).
+# are scaled to p = 47 by area (square 29 ≈ 60·47/97; the scaled k = 30, 14, is left to the `paper`
+# profile to pay for three seeds) and the strip that leaves (almost) no leftover test pairs (t = 22,
+# the analogue of the paper's t = 67). With one square at `cpu`, "the ceiling falls as the hole
+# grows" is the `paper` profile's claim. 800 epochs do not take these runs to convergence (see the
+# last quarter's gain): their U-Acc is a lower bound. A square hole is
+# symmetric, so none of its pairs has a trained mirror; a strip $\{i \le t\}$ is not: the mirror
+# $(j, i)$ of a strip pair with $j > t$ is a training pair about half the time, so a strip's plain
+# U-Acc can be commutativity. The second table gives both, per seed, and the gain over the last
+# quarter of the run (a run still rising has not converged: U-Acc is then only its last value).
 
 # %%
-holes = ex.hole_runs(cfg["table1"], ctx.device)
-holes_s = ex.holes_summary(holes)
-display(figs.table1(holes, holes_s, ex.PAPER_TABLE1))
-display(figs.table1_paper(ex.PAPER_TABLE1))
-figs.table1_curves(holes)
+holes = ex.holes_seeded(cfg["table1"], ctx.device)
+if holes:  # (a page of paper-scale results may hold none)
+    holes_1 = ex.first_seed(holes)
+    holes_s = ex.holes_summary(holes_1)
+    display(figs.table1(holes_1, holes_s, ex.PAPER_TABLE1))
+    display(figs.table1_paper(ex.PAPER_TABLE1))
+    display(figs.table1_curves(holes_1))
 
 # %%
-claims.check("table1_square_monotone", "Table 1",
-             f"the test-accuracy ceiling falls as the square hole grows (k = {holes_s.square_holes})",
-             measured=holes_s.square_ceiling_falls, expected=is_true("strictly decreasing"))
-claims.check("table1_strip_monotone", "Table 1",
-             f"the test-accuracy ceiling falls as the strip hole grows (t = {holes_s.strip_holes})",
-             measured=holes_s.strip_ceiling_falls, expected=is_true("strictly decreasing"))
-claims.check("table1_small_square", "Table 1",
-             f"with the smallest square hole (k = {holes_s.smallest_square}) the model still groks (U-Acc ≥ 0.85)",
-             measured=holes_s.smallest_square_u_acc, expected=at_least(0.85))
-claims.check("table1_hole_wrong", "Table 1",
-             f"a large hole (square k = {holes_s.largest_square}) is mostly predicted wrongly: accuracy inside the hole "
-             "below elsewhere",
-             measured=holes_s.largest_square_hole_minus_rest, expected=less_than(0.0))
+holes_x = ex.holes_seeds(holes) if holes else None
+if holes_x is not None:
+    display(sfigs.holes_seeds_table(holes_x, ex.PAPER_TABLE1))
+TABLE1 = ("by deliberately selecting the distribution of the training set, the upper limit of test accuracy can "
+          "be effectively controlled (§1); Table 1: U-Acc falls from 99.04% (square k = 30) to 57.31% (k = 60), "
+          "and the strip t = 67 reaches 7.56%: grokking 'disappear[s]'")
+if holes_x is not None and min(map(len, holes.values())) >= min_seeds:
+    if "square" in holes_x["falls"]:
+        sq = holes_x["falls"]["square"]
+        claims.claim("table1_square_falls", ref="Table 1",
+                     quantity=f"U-Acc at square k = {sq[0]} minus U-Acc at k = {sq[1]}",
+                     per_seed=sq[2], expected=greater_than(0.0), quote=TABLE1,
+                     basis="the ceiling falls as the hole grows: any positive drop from the smallest to the largest "
+                           "hole")
+        claims.claim("table1_small_square", ref="Table 1",
+                     quantity=f"U-Acc with the smallest square hole (k = {holes_s.smallest_square})",
+                     per_seed=holes_x["u"][("square", holes_s.smallest_square)], expected=at_least(0.85), quote=TABLE1,
+                     basis="the paper's U-Acc for its smallest square is 99.04%; 0.85 leaves room for the smaller p",
+                     known_deviation=DEVIATIONS.get(profile, {}).get("table1_small_square"))
+    claims.claim("table1_hole_wrong", ref="Table 1",
+                 quantity=f"best accuracy inside the square hole k = {holes_s.largest_square} minus best elsewhere",
+                 per_seed=holes_x["hole_minus_rest"], expected=less_than(0.0), quote=TABLE1,
+                 basis="the cap comes from pairs the training set does not cover: the hole is predicted worse "
+                       "than the rest")
+    claims.claim("table1_strip_disappears", ref="Table 1",
+                 quantity=f"U-Acc on mirror-untrained test pairs, strip t = {max(cfg['table1'].strips)}",
+                 per_seed=holes_x["u_out"][("strip", max(cfg["table1"].strips))], expected=at_most(0.15),
+                 quote=TABLE1,
+                 basis="the paper's 7.56% for t = 67 ('disappear'); 0.15 is twice that, read on the pairs "
+                       "commutativity cannot answer",
+                 known_deviation=DEVIATIONS.get(profile, {}).get("table1_strip_disappears"))
 
 # %% [markdown]
 # ## Fig. 4 — $f(i,j) = i^2 + ij + j^2$: a ceiling that does not move
@@ -170,101 +255,136 @@ claims.check("table1_hole_wrong", "Table 1",
 # be correctly output in the test set has not increased", i.e. $\mathrm{Acc}\cdot(1-\alpha) \approx$ const,
 # and a 2-layer DNN does not generalise at all. With a shared vocabulary f is symmetric, so a test
 # pair $(i,j)$ whose mirror $(j,i)$ was trained can be answered by memorised commutativity; the
-# middle panel splits test accuracy by that (not in the paper). p ≡ 1 (mod 3) keeps the
-# factorisation of $i^2+ij+j^2$ over $\mathbb Z_p$ that p = 97 has.
+# middle panel splits test accuracy by that (not in the paper). If the model answers *only* the
+# mirror-trained pairs, Acc ≈ α and (1 − α)·Acc ≈ α(1 − α), which is flat near α = 0.5–0.7 by
+# itself; so the constant count is checked together with the share of correct answers a trained
+# mirror explains. p ≡ 1 (mod 3) keeps the factorisation of $i^2+ij+j^2$ over $\mathbb Z_p$ that p = 97 has.
 
 # %%
-comm = ex.commutativity_runs(cfg["fig4"], ctx.device)
-figs.fig4_commutativity(comm)
+comm = ex.commutativity_seeded(cfg["fig4"], ctx.device)
+figs.fig4_commutativity(ex.first_seed(comm))
 
 # %%
-comm_s = ex.commutativity_summary(comm)
+comm_s = ex.commutativity_summary(ex.first_seed(comm))
 display(figs.commutativity_table(comm_s))
-if comm_s.ceiling_rise is not None:  # (a page of paper-scale results may hold one α only)
-    claims.check("fig4_ceiling_rises", "Fig. 4",
-                 f"the ceiling rises with α (max test acc at α = {comm_s.highest_frac} over α = {comm_s.lowest_frac})",
-                 measured=comm_s.ceiling_rise, expected=greater_than(0.0))
-    claims.check("fig4_constant_count", "Fig. 4", "(1−α)·Acc is about constant (α ≥ 0.6: spread relative to the mean)",
-                 measured=comm_s.count_spread, expected=at_most(0.25))
-claims.check("fig4_commutativity", "Fig. 4 (not in paper)",
-             "memorised commutativity explains the test accuracy: share of correct test answers whose mirror (j, i) was "
-             "trained (smallest over α)",
-             measured=comm_s.explained_min, expected=at_least(0.8))
-if comm_s.dnn_final_acc is not None:  # (a page of paper-scale results may lack the DNN run)
-    claims.check("fig4_dnn", "Fig. 4", "the 2-layer DNN does not generalise (final test accuracy < 0.05)",
-                 measured=comm_s.dnn_final_acc, expected=less_than(0.05))
+display(sfigs.mirror_table(comm, "α"))
+comm_x = ex.commutativity_seeds(comm)
+FIG4 = ("The upper limit of accuracy increases as frac increases. However, the number of samples that can be "
+        "correctly output in the test set has not increased (Fig. 4 caption); Acc(1−frac) = Constant holds "
+        "approximately (§6.1)")
+if min(map(len, comm.values())) >= min_seeds:
+    if comm_x["rise"]:
+        claims.claim("fig4_ceiling_rises", ref="Fig. 4",
+                     quantity=f"max test acc at α = {comm_s.highest_frac} minus at α = {comm_s.lowest_frac}",
+                     per_seed=comm_x["rise"], expected=greater_than(0.0), quote=FIG4,
+                     basis="'increases as frac increases': any positive rise")
+        claims.claim("fig4_constant_count", ref="Fig. 4",
+                     quantity="spread of (1−α)·max test acc over α ≥ 0.6, relative to its mean",
+                     per_seed=comm_x["spread"], expected=at_most(0.25), quote=FIG4,
+                     basis="'approximately constant' read as within ±12.5% of the mean")
+    claims.claim("fig4_commutativity", ref="Fig. 4 (not in paper)",
+                 quantity="share of correct test answers at the peak whose mirror (j, i) was trained (smallest over α)",
+                 per_seed=comm_x["explained"], expected=at_least(0.8), quote=FIG4,
+                 basis="if the constant count is memorised symmetry, a trained mirror explains most correct answers "
+                       "(0.8: four in five)")
+    if comm_x["dnn_max"]:
+        claims.claim("fig4_dnn", ref="Fig. 4", quantity="best test accuracy of the 2-layer DNN over the run",
+                     per_seed=comm_x["dnn_max"], expected=less_than(0.05),
+                     quote="the 2-layer DNN does not generalise (Fig. 4, right: test accuracy stays near 0)",
+                     basis="no generalisation: the best test accuracy ever reached stays below 0.05",
+                     known_deviation=DEVIATIONS.get(profile, {}).get("fig4_dnn"))
 
 # %% [markdown]
-# ## Fig. 5 — MED tracks the test loss
-# For several primes: loss, MED (the caption's *sum* form, $p\cdot$MED) and accuracy. "In all four
-# groups MED and test loss have consistent changing trends." The correlation is measured on the
-# shaded window, from train accuracy 0.99 to test accuracy 0.95 (MED can rise again during the
-# late clean-up phase, so the full-run correlation is reported but not asserted). The weight-decay term $W(\theta) = \sum\lVert\theta\rVert^2$, which the theory says MED
-# stands in for, is correlated on the same window as a baseline. Compare the two columns: where
-# they are about equally high, MED's correlation is no evidence for MED over the plain weight
-# norm; the runs that do not grok (Figs. 14–19 below) are where the two measures part ways.
+# ## Fig. 5 — MED tracks the test loss, against the baselines
+# For each prime: loss, MED (the caption's *sum* form, $p\cdot$MED) and accuracy. "In all four
+# groups MED and test loss have consistent changing trends", and the abstract: MED traces "the
+# changes in test loss more accurately" than earlier progress measures. Tested here against two
+# baselines on the same footing: the weight-decay term $W(\theta) = \sum\lVert\theta\rVert^2$, which
+# the theory says MED stands in for, and the Gini coefficient of $W_E$'s Fourier energy (Nanda et
+# al.; it rises as the loss falls, so its $-r$ is used). Each is correlated with the test loss in
+# the window from memorisation (train accuracy 0.99) to the onset (mirror-untrained accuracy 0.95)
+# — a window that rewards anything that decays while the loss falls — and over the whole run. The
+# level check: does MED, like the test loss, end below where it started, and how much of the rise it
+# makes while the model memorises does it give back?
+#
+# Thm 3.5's *class consistency* (‖φ(i) + φ(j) − k_r‖ < δ_r for every pair of class r) is not shown
+# beside MED: measured on $W_E$ over all $p^2$ pairs it is degenerate for f = i + j — each token
+# appears exactly once in every class, so every class's centroid of φ(i) + φ(j) is $2\bar\varphi$
+# and no embedding other than a constant one separates the classes by their sums.
 
 # %%
-primes = ex.prime_runs(cfg["fig5"], ctx.device)
-fig5 = ex.primes_summary(primes)
-figs.fig5_primes(primes, fig5.windows)
+primes = ex.primes_seeded(cfg["fig5"], ctx.device)
+primes_1 = ex.first_seed(primes)
+fig5 = ex.primes_summary(primes_1)
+figs.fig5_primes(primes_1, fig5.windows)
 
 # %%
 display(figs.primes_table(fig5))
-# one pair of claims per prime of any profile (smoke: 11, 13; cpu: 47, 59; paper: 47, 97, 211, 379)
-if 11 in fig5.final_test_acc:
-    claims.check("fig5_grok_p11", "Fig. 5", "p = 11: the model groks (final test accuracy ≥ 0.95)",
-                 measured=fig5.final_test_acc[11], expected=at_least(0.95))
-    claims.check("fig5_med_r_p11", "Fig. 5",
-                 "p = 11: MED correlates with test loss between train acc 1 and test acc 0.95 (Pearson r > 0.7)",
-                 measured=fig5.med_r[11], expected=greater_than(0.7))
-if 13 in fig5.final_test_acc:
-    claims.check("fig5_grok_p13", "Fig. 5", "p = 13: the model groks (final test accuracy ≥ 0.95)",
-                 measured=fig5.final_test_acc[13], expected=at_least(0.95))
-    claims.check("fig5_med_r_p13", "Fig. 5",
-                 "p = 13: MED correlates with test loss between train acc 1 and test acc 0.95 (Pearson r > 0.7)",
-                 measured=fig5.med_r[13], expected=greater_than(0.7))
-if 47 in fig5.final_test_acc:
-    claims.check("fig5_grok_p47", "Fig. 5", "p = 47: the model groks (final test accuracy ≥ 0.95)",
-                 measured=fig5.final_test_acc[47], expected=at_least(0.95))
-    claims.check("fig5_med_r_p47", "Fig. 5",
-                 "p = 47: MED correlates with test loss between train acc 1 and test acc 0.95 (Pearson r > 0.7)",
-                 measured=fig5.med_r[47], expected=greater_than(0.7))
-if 59 in fig5.final_test_acc:
-    claims.check("fig5_grok_p59", "Fig. 5", "p = 59: the model groks (final test accuracy ≥ 0.95)",
-                 measured=fig5.final_test_acc[59], expected=at_least(0.95))
-    claims.check("fig5_med_r_p59", "Fig. 5",
-                 "p = 59: MED correlates with test loss between train acc 1 and test acc 0.95 (Pearson r > 0.7)",
-                 measured=fig5.med_r[59], expected=greater_than(0.7))
-if 97 in fig5.final_test_acc:
-    claims.check("fig5_grok_p97", "Fig. 5", "p = 97: the model groks (final test accuracy ≥ 0.95)",
-                 measured=fig5.final_test_acc[97], expected=at_least(0.95))
-    claims.check("fig5_med_r_p97", "Fig. 5",
-                 "p = 97: MED correlates with test loss between train acc 1 and test acc 0.95 (Pearson r > 0.7)",
-                 measured=fig5.med_r[97], expected=greater_than(0.7))
-if 211 in fig5.final_test_acc:
-    claims.check("fig5_grok_p211", "Fig. 5", "p = 211: the model groks (final test accuracy ≥ 0.95)",
-                 measured=fig5.final_test_acc[211], expected=at_least(0.95))
-    claims.check("fig5_med_r_p211", "Fig. 5",
-                 "p = 211: MED correlates with test loss between train acc 1 and test acc 0.95 (Pearson r > 0.7)",
-                 measured=fig5.med_r[211], expected=greater_than(0.7))
-if 379 in fig5.final_test_acc:
-    claims.check("fig5_grok_p379", "Fig. 5", "p = 379: the model groks (final test accuracy ≥ 0.95)",
-                 measured=fig5.final_test_acc[379], expected=at_least(0.95))
-    claims.check("fig5_med_r_p379", "Fig. 5",
-                 "p = 379: MED correlates with test loss between train acc 1 and test acc 0.95 (Pearson r > 0.7)",
-                 measured=fig5.med_r[379], expected=greater_than(0.7))
+display(sfigs.mirror_table(primes, "p"))
+med_x = ex.med_tracking(primes[fig5.first])
+display(Markdown(f"Per seed at p = {fig5.first}:"))
+display(sfigs.med_table(med_x))
+FIG5 = ("It can be observed in all four groups of experiments that the MED and test loss have consistent "
+        "changing trends (Fig. 5 caption)")
+# what the runs showed when this was written, per profile (the verdicts are still computed: one that now holds fails)
+FIG5_DEVIATIONS = {"cpu": {
+    "grok": ("reduced profile: in 800 epochs only seed 1 reaches mirror-untrained accuracy 0.95 (at epoch 800); seeds "
+             "0 and 2 peak at 0.65 and 0.03 there, while their plain test accuracy (0.83, 0.49) is mostly memorised "
+             "commutativity (about 0.49 of the test pairs have a trained mirror). The paper trains 30 000 epochs"),
+    "full": ("over the whole run r(MED, test loss) is 0.42, 0.01 and 0.98 (seeds on both sides): MED rises while the "
+             "model memorises and ends above its start, while the test loss ends far below its start"),
+    "beats": ("not reproduced: in the window MED's r (0.973, 0.968, 0.913) is below the better baseline's in every "
+              "seed — W(θ) 0.971, 0.982, 0.921; the Fourier Gini's −r 0.985, 0.993, 0.624 — margins −0.013, −0.024, "
+              "−0.007: the window rewards anything that decays while the test loss falls"),
+    "beats_full": ("not reproduced: over the whole run MED's r (0.42, 0.01, 0.98) is below W(θ)'s (0.63, 0.44, 0.99) "
+                   "in every seed (margins −0.21, −0.65, −0.007)"),
+    "level": ("MED ends 1.43, 1.44 and 1.57 times its initial value and gives back only 22%, 25% and 7% of the rise it "
+              "makes while the model memorises; the test loss ends far below its start"),
+}}
+ABSTRACT = ("introduce a novel, concise, and effective progress measure that could trace the changes in test loss "
+            "more accurately (abstract)")
+if min(map(len, primes.values())) >= min_seeds:
+    claims.claim("fig5_grok", ref="Fig. 5",
+                 quantity=f"p = {fig5.first}: onset (first epoch with mirror-untrained test accuracy ≥ 0.95)",
+                 per_seed=list(map(ex.onset, primes[fig5.first])),
+                 expected=at_most(cfg["fig5"].base.train.steps), quote=FIG5,
+                 basis="the runs of Fig. 5 grok: the onset is observed within the run",
+                 known_deviation=FIG5_DEVIATIONS.get(profile, {}).get("grok"))
+    claims.claim("fig5_med_r", ref="Fig. 5",
+                 quantity=f"p = {fig5.first}: r(MED, test loss) from memorisation to onset",
+                 per_seed=med_x["med_window"], expected=greater_than(0.7), quote=FIG5,
+                 basis="'consistent changing trends' read as a strong positive correlation (r > 0.7)")
+    claims.claim("fig5_med_r_full", ref="Fig. 5",
+                 quantity=f"p = {fig5.first}: r(MED, test loss) over the whole run",
+                 per_seed=med_x["med_full"], expected=greater_than(0.7), quote=FIG5,
+                 basis="the caption's trends are the whole curves: the same r > 0.7 over the run",
+                 known_deviation=FIG5_DEVIATIONS.get(profile, {}).get("full"))
+    claims.claim("fig5_med_beats_baselines", ref="Abstract",
+                 quantity=f"p = {fig5.first}: r(MED) − max(r(W), −r(Gini)) with the test loss, memorisation to onset",
+                 per_seed=med_x["margin_window"], expected=greater_than(0.0), quote=ABSTRACT,
+                 basis="'more accurately' than earlier measures: MED's correlation above the better baseline's",
+                 known_deviation=FIG5_DEVIATIONS.get(profile, {}).get("beats"))
+    claims.claim("fig5_med_beats_baselines_full", ref="Abstract",
+                 quantity=f"p = {fig5.first}: r(MED) − max(r(W), −r(Gini)) with the test loss, whole run",
+                 per_seed=med_x["margin_full"], expected=greater_than(0.0), quote=ABSTRACT,
+                 basis="'more accurately' than earlier measures: MED's correlation above the better baseline's",
+                 known_deviation=FIG5_DEVIATIONS.get(profile, {}).get("beats_full"))
+    claims.claim("fig5_med_level", ref="Fig. 5",
+                 quantity=f"p = {fig5.first}: MED at the end / MED at initialisation",
+                 per_seed=med_x["end_over_start"], expected=less_than(1.0), quote=FIG5,
+                 basis="the test loss ends far below its start; a measure with the same trend ends below its start too",
+                 known_deviation=FIG5_DEVIATIONS.get(profile, {}).get("level"))
 
 # %% [markdown]
 # ### Not in the paper: MED beside the other progress measures
-# The paper compares MED with earlier progress measures only in words. Here, on the first Fig. 5
-# run: the squared weight norm, the Gini coefficient of the embedding's Fourier energy (Nanda et
-# al.), and Nanda et al.'s restricted loss (only the key-frequency part of the MLP output kept; all
-# pairs) and excluded loss (that part removed; training pairs), each scaled to [0, 1]. The key
-# frequencies are the five strongest in $W_E$ at each evaluation.
+# On the first Fig. 5 run: the squared weight norm, the Gini coefficient of the embedding's Fourier
+# energy (Nanda et al.), and — at the `paper` profile; the `cpu` profile skips them to save
+# evaluation time — Nanda et al.'s restricted loss (only the key-frequency part of the MLP output
+# kept; all pairs) and excluded loss (that part removed; training pairs), each scaled to [0, 1].
+# The key frequencies are the five strongest in $W_E$ at each evaluation.
 
 # %%
-figs.measure_comparison(primes[fig5.first], fig5.windows[fig5.first])
+figs.measure_comparison(primes_1[fig5.first], fig5.windows[fig5.first])
 
 # %% [markdown]
 # ## Fig. 6 — the polygon dataset
@@ -279,9 +399,10 @@ ds = ex.dataset_overview(seed=seed)
 figs.fig6_dataset(ds["tiles"], ds["sides"], ds["samples"], ds["sample_labels"])
 
 # %%
-claims.check("fig6_classes", "Fig. 6", "14 641 images whose labels take 47 distinct values (0 and 3…48)",
+claims.claim("fig6_classes", ref="Fig. 6", quantity="14 641 images whose labels take 47 distinct values (0 and 3…48)",
              measured=bool(ds["n_images"] == 14_641 and ds["n_classes"] == 47 and ds["max_label"] == 48),
-             expected=is_true("14 641 images, 47 labels"))
+             expected=is_true("14 641 images, 47 labels"), kind="consistency",
+             basis="11⁴ combinations; sums of four weights in {0, 3, …, 12} (a check of the generator)")
 
 # %% [markdown]
 # ## Fig. 7 — grokking in a ResNet-18
@@ -291,22 +412,36 @@ claims.check("fig6_classes", "Fig. 6", "14 641 images whose labels take 47 disti
 # code starts from ImageNet weights (not mentioned in the paper); no weights can be downloaded
 # here, so the library's ResNet-18 is **trained from scratch**. At 224² the transition needs
 # thousands of GPU epochs (≈ 17 CPU-days), so the `cpu` profile shows only the memorisation
-# phase, with a narrow ResNet-18 on 24² renders of a 2 000-image subset; the full transition is
-# the `paper` profile.
+# phase, with a narrow ResNet-18 on 16² renders of an 800-image subset, three seeds; the plateau
+# and the jump are the `paper` profile's.
 
 # %%
-img = ex.image_run(cfg["fig7"], ctx.device)
-figs.fig7_resnet(img)
+imgs = ex.image_seeded(cfg["fig7"], ex.IMAGE_SEEDS, ctx.device)
+figs.fig7_resnet(imgs[0])
 
 # %%
-img_s = ex.image_summary(img)
-claims.check("fig7_memorise", "Fig. 7", "the ResNet-18 fits its training set (train accuracy ≥ 0.99)",
-             measured=img_s.best_train_acc, expected=at_least(0.99))
-claims.check("fig7_test_lags", "Fig. 7", "test accuracy lags far behind (gap at the end ≥ 0.3)",
-             measured=img_s.final_gap, expected=at_least(0.3))
-if cfg["fig7"].epochs >= ex.PAPER_IMAGES.epochs:  # only a run of the paper's length reaches the transition
-    claims.check("fig7_groks", "Fig. 7", "test accuracy finally rises to ≥ 0.95",
-                 measured=img_s.final_test_acc, expected=at_least(0.95))
+img_x = ex.image_seeds(imgs)
+display(sfigs.image_seeds_table(img_x))
+FIG7_DEVIATION = {  # what the runs showed when this was written (if one now holds, the build fails)
+    "cpu": ("not reproduced at the reduced profile (16² renders, 200 training images, 40 epochs, from scratch): the "
+            "ResNet fits its training set (train accuracy 1.0, three seeds) but its test accuracy over the second half "
+            "is 0.072, 0.047, 0.060 — the largest-class rate (0.069, 0.064, 0.070), i.e. nothing is learned that "
+            "transfers; no 0.3–0.4 plateau"),
+}
+FIG7 = ("The training accuracy reaches 1 after approximately 100 epochs, while the test accuracy fluctuates "
+        "between 0.3 and 0.4 for about 2800 epochs before rapidly rising to 1 (Fig. 7 caption)")
+if len(imgs) >= min_seeds:
+    claims.claim("fig7_memorise", ref="Fig. 7", quantity="best train accuracy of an epoch",
+                 per_seed=img_x["best_train"], expected=at_least(0.99), quote=FIG7,
+                 basis="'reaches 1', allowing one image in a hundred")
+    claims.claim("fig7_plateau", ref="Fig. 7", quantity="median test accuracy over the second half of the run",
+                 per_seed=img_x["plateau"], expected=at_least(0.3), quote=FIG7,
+                 basis="the paper's plateau: test accuracy between 0.3 and 0.4 while the training set is fit",
+                 known_deviation=FIG7_DEVIATION.get(profile))
+    if cfg["fig7"].epochs >= ex.PAPER_IMAGES.epochs:  # only a run of the paper's length reaches the transition
+        claims.claim("fig7_groks", ref="Fig. 7", quantity="final test accuracy",
+                     per_seed=img_x["final_test"], expected=at_least(0.95), quote=FIG7,
+                     basis="'rapidly rising to 1', allowing 5%")
 
 # %% [markdown]
 # ## Table 2 — notation (App. A)
@@ -328,11 +463,14 @@ figs.fig8_ode(ode)
 
 # %%
 ode_s = ex.ode_summary(ode)
-claims.check("fig8_V_decreasing", "Fig. 8",
-             "V never increases along a trajectory (largest increase between output steps; RK45 at rtol 1e-8)",
-             measured=ode_s.largest_V_increase, expected=at_most(1e-6))
-claims.check("fig8_xwu", "Fig. 8", "trajectories reach xwu = 1 (largest |xwu − 1| at the end)",
-             measured=ode_s.largest_xwu_error, expected=less_than(1e-3))
+FIG8 = "V is a Lyapunov function of the flow (14)–(16): V̇ ≤ 0, and the system converges (App. C)"
+claims.claim("fig8_V_decreasing", ref="Fig. 8",
+             quantity="largest increase of V between output steps (RK45 at rtol 1e-8)",
+             measured=ode_s.largest_V_increase, expected=at_most(1e-6), quote=FIG8,
+             basis="V̇ ≤ 0 in the unit cube; 1e-6 is the integrator's tolerance")
+claims.claim("fig8_xwu", ref="Fig. 8", quantity="largest |xwu − 1| at the end of the trajectories",
+             measured=ode_s.largest_xwu_error, expected=less_than(1e-3), quote=FIG8,
+             basis="converged: the loss ½(1 − xwu)² is zero, to the integrator's accuracy")
 display(figs.ode_note(ode_s))
 
 # %% [markdown]
@@ -342,123 +480,131 @@ display(figs.ode_note(ode_s))
 # "> 10 000 earlier" at p = 47, k = 0 for 256 vs 64); Fig. 10 (p = 43) finds 512 generalises
 # better than 128 and 1024 no better than 512; Fig. 11 (p, k unstated) pushes k until small widths
 # stop grokking. These runs take up to 200 000 epochs at d_model 2048; the `cpu` profile keeps a
-# Fig. 9 (right)-style contrast at p = 47, and Figs. 10–11 run at the `paper` profile.
+# Fig. 9 (right)-style contrast at p = 47 between d_model 32 and 64 (onset on mirror-untrained
+# pairs), and Figs. 10–11 run at the `paper` profile only (not reproduced at `cpu`).
 
 # %%
-widths = ex.width_runs(cfg["widths"], ctx.device)
-figs.width_curves(widths)
+widths = ex.widths_seeded(cfg["widths"], ctx.device)
+if widths:  # (a page of paper-scale results may hold none)
+    display(figs.width_curves(ex.first_seed(widths)))
 
 # %%
-widths_s = ex.widths_summary(widths)
-display(figs.widths_table(widths_s))
-# one claim per panel of any profile, on its widest against its narrowest model
-# (smoke: Fig. 9 right at 32; cpu: Fig. 9 right at 128; paper: Fig. 9 left and right at 256, Figs. 10, 11)
-if ("Fig. 9 (left)", 256) in widths_s.contrasts:
-    c = widths_s.contrasts[("Fig. 9 (left)", 256)]
-    claims.check("widths_9_256", "Fig. 9 (left)",
-                 f"d_model {c.widest} groks no later than d_model {c.narrowest} (ratio of first epochs with test acc ≥ 0.95)",
-                 measured=c.ratio, expected=at_most(1.0))
-if ("Fig. 9 (right)", 256) in widths_s.contrasts:
-    c = widths_s.contrasts[("Fig. 9 (right)", 256)]
-    claims.check("widths_9_256", "Fig. 9 (right)",
-                 f"d_model {c.widest} groks no later than d_model {c.narrowest} (ratio of first epochs with test acc ≥ 0.95)",
-                 measured=c.ratio, expected=at_most(1.0))
-if ("Fig. 9 (right)", 128) in widths_s.contrasts:
-    c = widths_s.contrasts[("Fig. 9 (right)", 128)]
-    claims.check("widths_9_128", "Fig. 9 (right)",
-                 f"d_model {c.widest} groks no later than d_model {c.narrowest} (ratio of first epochs with test acc ≥ 0.95)",
-                 measured=c.ratio, expected=at_most(1.0))
-if ("Fig. 9 (right)", 32) in widths_s.contrasts:
-    c = widths_s.contrasts[("Fig. 9 (right)", 32)]
-    claims.check("widths_9_32", "Fig. 9 (right)",
-                 f"d_model {c.widest} groks no later than d_model {c.narrowest} (ratio of first epochs with test acc ≥ 0.95)",
-                 measured=c.ratio, expected=at_most(1.0))
-if ("Fig. 10", 1024) in widths_s.contrasts:
-    c = widths_s.contrasts[("Fig. 10", 1024)]
-    claims.check("widths_10_1024", "Fig. 10",
-                 f"d_model {c.widest} groks no later than d_model {c.narrowest} (ratio of first epochs with test acc ≥ 0.95)",
-                 measured=c.ratio, expected=at_most(1.0))
-if ("Fig. 11", 2048) in widths_s.contrasts:
-    c = widths_s.contrasts[("Fig. 11", 2048)]
-    claims.check("widths_11_2048", "Fig. 11",
-                 f"d_model {c.widest} groks no later than d_model {c.narrowest} (ratio of first epochs with test acc ≥ 0.95)",
-                 measured=c.ratio, expected=at_most(1.0))
+if widths:
+    widths_s = ex.widths_summary(ex.first_seed(widths))
+    display(figs.widths_table(widths_s))
+    display(sfigs.mirror_table(widths, "(figure, d_model)"))
+WIDTHS_DEVIATION = {  # what the runs showed when this was written (if it now holds, the build fails)
+    "cpu": ("reduced profile, not observed: in 800 epochs d_model 32 never reaches mirror-untrained accuracy 0.95 "
+            "(best 0.36, 0.14, 0.11 over three seeds) and d_model 64 only in seed 1 (epoch 800; best 0.65 and 0.03 "
+            "in the others), so no seed has both onsets; the wider model is ahead in every seed, which is the paper's "
+            "direction, but the claim needs both events"),
+}
+FIG9 = ("we set p = 47 and k = 0 and observed that grokking took place over 10,000 epochs sooner with "
+        "d_model = 256 than with d_model = 64 (App. D.1)")
+if ("Fig. 9 (right)", 32) in widths and ("Fig. 9 (right)", 256) not in widths \
+        and min(map(len, widths.values())) >= min_seeds:
+    w = ex.width_ratios(widths, "Fig. 9 (right)")
+    claims.claim("widths_9", ref="Fig. 9 (right)", quantity=f"onset at d_model {w[1]} / onset at d_model {w[0]}",
+                 per_seed=w[2], expected=at_most(1.0), quote=FIG9,
+                 basis="'sooner' with the wider model: a ratio of onsets at most 1",
+                 known_deviation=WIDTHS_DEVIATION.get(profile))
+if ("Fig. 9 (right)", 256) in widths and min(map(len, widths.values())) >= min_seeds:
+    w = ex.width_ratios(widths, "Fig. 9 (right)")
+    claims.claim("widths_9_256", ref="Fig. 9 (right)", quantity=f"onset at d_model {w[1]} / onset at d_model {w[0]}",
+                 per_seed=w[2], expected=at_most(1.0), quote=FIG9,
+                 basis="'sooner' with the wider model: a ratio of onsets at most 1")
+if ("Fig. 9 (left)", 256) in widths and min(map(len, widths.values())) >= min_seeds:
+    w = ex.width_ratios(widths, "Fig. 9 (left)")
+    claims.claim("widths_9_left_256", ref="Fig. 9 (left)",
+                 quantity=f"p = 97, k = 85: onset at d_model {w[1]} / onset at d_model {w[0]}",
+                 per_seed=w[2], expected=at_most(1.0),
+                 quote="we set p = 97 and k = 85 ... grokking occurred more than 20,000 epochs earlier with "
+                       "d_model = 256 compared to d_model = 128 (App. D.1)",
+                 basis="'earlier' with the wider model: a ratio of onsets at most 1")
+if ("Fig. 10", 1024) in widths and min(map(len, widths.values())) >= min_seeds:
+    w = ex.width_ratios(widths, "Fig. 10")
+    claims.claim("widths_10", ref="Fig. 10", quantity=f"p = 43: onset at d_model {w[1]} / onset at d_model {w[0]}",
+                 per_seed=w[2], expected=at_most(1.0),
+                 quote="when the embedding dimension is set to 128, the test accuracy fluctuates around 0.7, but "
+                       "when the dimension is increased to 512, the test accuracy eventually reaches 0.99 (App. D.1)",
+                 basis="the widest model generalises and the narrowest does not: its onset comes no later")
 
 # %% [markdown]
 # ## Figs. 12–19 — other functions (App. D.2)
 # Loss, accuracy and MED for $x-y$, $x\cdot y$, $x^2+y^2$, $x^3+y^3$, $x^2+xy+y^2$ (three α/width
 # settings) and $x^3+xy+y^3$. The paper: MED follows the test loss even where test accuracy stays
-# below 1 (Figs. 16–19). At `cpu` the polynomial families run at p = 31, and Figs. 16–18 are Fig. 4's
-# runs (α = 0.5, 0.6, 0.7). MED uses the natural token order; for $x\cdot y$ the natural "uniform"
-# order would be the discrete-log order.
+# below 1 (Figs. 16–19). At `cpu` only Figs. 16–18 run (Fig. 4's runs at p = 31, α = 0.5, 0.6,
+# 0.7; three seeds each); x − y (Fig. 12) and Figs. 13–15, 19 are the `paper` profile's, cut at
+# `cpu` to pay for three seeds. Like the paper's Figs. 16–19, the x² + xy + y² runs do not
+# generalise; the window then runs from memorisation to the end.
 
 # %%
-ops = ex.operation_runs(cfg["ops"], ctx.device)
-figs.operation_curves(ops, cfg["ops"].cases)
+ops = ex.operations_seeded(cfg["ops"], ctx.device)
+figs.operation_curves(ex.first_seed(ops), cfg["ops"].cases)
 
 # %%
-ops_s = ex.operations_summary(ops, cfg["ops"].cases)
-display(figs.operations_table(ops_s))
-# Runs whose r(MED) fell short at this profile when the chapter was written, with the reason
-# (the verdict is still computed: if one of them now holds, the build fails and this is revisited).
-deviations = ex.OPERATIONS_KNOWN_DEVIATIONS[profile]
-if "Fig. 12" in ops_s:
-    c = ops_s["Fig. 12"]
-    claims.check("ops_med_r_12", "Fig. 12", f"{c.op}: MED correlates with test loss from train acc 1 to {c.window_end} (r > 0.7)",
-                 measured=c.med_r, expected=greater_than(0.7), known_deviation=deviations.get("Fig. 12"))
-if "Fig. 13" in ops_s:
-    c = ops_s["Fig. 13"]
-    claims.check("ops_med_r_13", "Fig. 13", f"{c.op}: MED correlates with test loss from train acc 1 to {c.window_end} (r > 0.7)",
-                 measured=c.med_r, expected=greater_than(0.7), known_deviation=deviations.get("Fig. 13"))
-if "Fig. 14" in ops_s:
-    c = ops_s["Fig. 14"]
-    claims.check("ops_med_r_14", "Fig. 14", f"{c.op}: MED correlates with test loss from train acc 1 to {c.window_end} (r > 0.7)",
-                 measured=c.med_r, expected=greater_than(0.7), known_deviation=deviations.get("Fig. 14"))
-if "Fig. 15" in ops_s:
-    c = ops_s["Fig. 15"]
-    claims.check("ops_med_r_15", "Fig. 15", f"{c.op}: MED correlates with test loss from train acc 1 to {c.window_end} (r > 0.7)",
-                 measured=c.med_r, expected=greater_than(0.7), known_deviation=deviations.get("Fig. 15"))
-if "Fig. 16" in ops_s:
-    c = ops_s["Fig. 16"]
-    claims.check("ops_med_r_16", "Fig. 16", f"{c.op}: MED correlates with test loss from train acc 1 to {c.window_end} (r > 0.7)",
-                 measured=c.med_r, expected=greater_than(0.7), known_deviation=deviations.get("Fig. 16"))
-if "Fig. 17" in ops_s:
-    c = ops_s["Fig. 17"]
-    claims.check("ops_med_r_17", "Fig. 17", f"{c.op}: MED correlates with test loss from train acc 1 to {c.window_end} (r > 0.7)",
-                 measured=c.med_r, expected=greater_than(0.7), known_deviation=deviations.get("Fig. 17"))
-if "Fig. 18" in ops_s:
-    c = ops_s["Fig. 18"]
-    claims.check("ops_med_r_18", "Fig. 18", f"{c.op}: MED correlates with test loss from train acc 1 to {c.window_end} (r > 0.7)",
-                 measured=c.med_r, expected=greater_than(0.7), known_deviation=deviations.get("Fig. 18"))
-if "Fig. 19" in ops_s:
-    c = ops_s["Fig. 19"]
-    claims.check("ops_med_r_19", "Fig. 19", f"{c.op}: MED correlates with test loss from train acc 1 to {c.window_end} (r > 0.7)",
-                 measured=c.med_r, expected=greater_than(0.7), known_deviation=deviations.get("Fig. 19"))
-if "Fig. 12" in ops_s:
-    claims.check("ops_sub_groks", "Fig. 12", "x − y groks (test accuracy ≥ 0.95)",
-                 measured=ops_s["Fig. 12"].max_test_acc, expected=at_least(0.95))
+ops_x = ex.operations_seeds(ops, cfg["ops"].cases)
+display(sfigs.operations_seeds_table(ops_x))
+APP_D2 = ("we found that our MED function is still exceptionally capable of tracking test loss. For detailed "
+          "experiments, please refer to Figure 12-19 (App. D.2)")
+MED_R = "'exceptionally capable of tracking test loss' read as a strong positive correlation (r > 0.7)"
+if "Fig. 12" in ops_x and len(ops_x["Fig. 12"]["final"]) >= min_seeds:
+    claims.claim("ops_sub_groks", ref="Fig. 12", quantity="x − y: final test accuracy",
+                 per_seed=ops_x["Fig. 12"]["final"], expected=at_least(0.95), quote=APP_D2,
+                 basis="Fig. 12 shows x − y generalising; the final value (not the best) with 5% slack",
+                 known_deviation=DEVIATIONS.get(profile, {}).get("ops_sub_groks"))
+    claims.claim("ops_med_r_12", ref="Fig. 12", quantity="x − y: r(MED, test loss), memorisation to onset",
+                 per_seed=ops_x["Fig. 12"]["med_window"], expected=greater_than(0.7), quote=APP_D2, basis=MED_R,
+                 known_deviation=DEVIATIONS.get(profile, {}).get("ops_med_r_12"))
+if "Fig. 16" in ops_x and len(ops_x["Fig. 16"]["final"]) >= min_seeds:
+    claims.claim("ops_med_r_16", ref="Fig. 16", quantity="x² + xy + y², α = 0.5: r(MED, test loss), memorisation to end",
+                 per_seed=ops_x["Fig. 16"]["med_window"], expected=greater_than(0.7), quote=APP_D2, basis=MED_R,
+                 known_deviation=DEVIATIONS.get(profile, {}).get("ops_med_r_16"))
+if "Fig. 17" in ops_x and len(ops_x["Fig. 17"]["final"]) >= min_seeds:
+    claims.claim("ops_med_r_17", ref="Fig. 17", quantity="x² + xy + y², α = 0.6: r(MED, test loss), memorisation to end",
+                 per_seed=ops_x["Fig. 17"]["med_window"], expected=greater_than(0.7), quote=APP_D2, basis=MED_R,
+                 known_deviation=DEVIATIONS.get(profile, {}).get("ops_med_r_17"))
+if "Fig. 18" in ops_x and len(ops_x["Fig. 18"]["final"]) >= min_seeds:
+    claims.claim("ops_med_r_18", ref="Fig. 18", quantity="x² + xy + y², α = 0.7: r(MED, test loss), memorisation to end",
+                 per_seed=ops_x["Fig. 18"]["med_window"], expected=greater_than(0.7), quote=APP_D2, basis=MED_R,
+                 known_deviation=DEVIATIONS.get(profile, {}).get("ops_med_r_18"))
 
 # %% [markdown]
 # ## Fig. 20 — structured embedding initialisation (App. E)
 # Replacing the random $W_E$ by a Toeplitz matrix ($v\sim U[0,1)^{d}$,
 # $W_E = \mathrm{toeplitz}(v, v)[:, :d_\text{vocab}]/\sqrt{d}$, the authors' code; the paper says
 # "circulant") should make "the number of epochs required for grokking to begin … only half".
-# Onset: first epoch with test accuracy ≥ 0.5, per seed; the claim is on the median ratio over
-# seeds (the per-seed ratios below spread widely, and a single seed can go either way, so a
-# median over three seeds is a weak test). At `cpu` the
-# runs stop once they are half again past their onset. The Toeplitz table needs
+# Onset: first epoch with mirror-untrained test accuracy ≥ 0.95, per seed (five seeds; the paper's
+# α = 0.3, 0.25, 0.2 at p = 97 are the `paper` profile's, `cpu` runs α = 0.5 at p = 47). The runs
+# stop shortly after test accuracy 0.99. The Toeplitz table needs
 # $d_\text{vocab} \le d_\text{model}$, which p = 47 and d_model 64 satisfy.
 
 # %%
-struct = ex.structured_runs(cfg["fig20"], ctx.device)
-figs.fig20_structured(struct)
+struct = ex.structured_seeded(cfg["fig20"], ctx.device)
+FIG20_DEVIATION = {  # what the runs showed when this was written (if one now holds, the build fails)
+    "cpu": ("not observed: in 800 epochs mirror-untrained accuracy reaches 0.95 in 2 of 5 seeds with random W_E "
+            "(epochs 800, 740) and 2 of 5 with the Toeplitz W_E (720, 580), both only in seed 1 (ratio 0.73); best "
+            "mirror-untrained accuracy random 0.65, 0.96, 0.03, 0.98, 0.94 vs Toeplitz 0.98, 1.00, 0.35, 0.89, 0.95: "
+            "the Toeplitz init is ahead in three seeds and behind in two, no halving"),
+    "paper": ("not reproduced at p = 97, α = 0.3 (kept runs, three seeds, onset = test accuracy 0.95 since those runs "
+              "predate the mirror split): Toeplitz / random onset ratios 1.28, 0.91, 1.04 (median 1.04)"),
+}
+figs.fig20_structured(ex.structured_runs(cfg["fig20"], ctx.device))
 
 # %%
-struct_s = ex.structured_summary(struct, cfg["fig20"].fracs, cfg["fig20"].seeds)
-display(figs.structured_table(struct_s))
-claims.check("fig20_speedup", "Fig. 20",
-             "Toeplitz init halves the epochs to grokking onset (median ratio over seeds ≤ 0.7)",
-             measured=struct_s.median_ratio, expected=at_most(0.7))
+display(sfigs.mirror_table(struct, "(init, α)"))
+struct_x = ex.structured_ratios(struct, cfg["fig20"].fracs[0]) if ("toeplitz", cfg["fig20"].fracs[0]) in struct else None
+if struct_x is not None:
+    display(sfigs.structured_seeds_table(struct_x))
+if struct_x is not None and len(struct_x["ratio"]) >= min_seeds:
+    claims.claim("fig20_speedup", ref="Fig. 20",
+                 quantity=f"α = {cfg['fig20'].fracs[0]}: onset with Toeplitz W_E / onset with random W_E",
+                 per_seed=struct_x["ratio"], rule=MEDIAN, expected=at_most(0.7),
+                 quote="The number of epochs required for grokking to begin on the right side is only half of that "
+                       "on the left side (Fig. 20 caption)",
+                 basis="'only half' (0.5), read as at most 0.7 on the median seed so that a halving is not lost to "
+                       "the spacing of evaluations",
+                 known_deviation=FIG20_DEVIATION.get(profile))
 
 # %% [markdown]
 # ## Performance
@@ -468,7 +614,8 @@ claims.check("fig20_speedup", "Fig. 20",
 # loss reads), and evaluates at log-spaced steps plus a linear grid; the math of a step is the
 # same. `benchmarks/progress_measures_step.py` times both at p = 97, d_model 128, one layer, full
 # batch, one thread, on the CPU and on a GPU (there also the authors' own `Trainer` from their
-# repository, which rebuilds its label lists in Python every epoch):
+# repository, which rebuilds its label lists in Python every epoch). The per-epoch ratio mixes the
+# training step with how often each loop evaluates; the training step alone is not separated here.
 
 # %% tags=["remove-input"]
 bench, ensemble = ex.benchmark_result()
@@ -484,6 +631,14 @@ figs.ensemble_table(ensemble)
 
 # %% [markdown]
 # ## Claims
+# What the seeds say, read together (the numbers are in each claim's record below). Where f is
+# commutative, much of what looks like generalisation is memorised symmetry: Fig. 4's constant
+# count and Table 1's strip ceiling are explained by test pairs whose mirror was trained, and at the
+# reduced profile most runs never reach 0.95 on the pairs that symmetry cannot answer. MED does
+# follow the test loss between memorisation and the onset, but so do the weight norm and the
+# Fourier Gini, at least as closely; over the whole run MED ends above where it started. The
+# paper's thesis that MED traces the test loss *more accurately* than earlier measures is recorded
+# as a known deviation, with its numbers.
 
 # %%
 claims.table()

@@ -80,3 +80,30 @@ def dataset_overview(size: int = 112, n_samples: int = 6, seed: int = 0) -> dict
     return {"tiles": polygons.tiles(size)[0], "sides": polygons.SIDES, "samples": polygons.render(pick, size),
             "sample_labels": polygons.labels(pick), "n_images": len(combos), "n_classes": len(np.unique(lab)),
             "max_label": int(lab.max()), "largest_class": float(np.bincount(lab).max() / len(lab))}
+
+
+def image_seeded(cfg: ImageRun, seeds: tuple, device: str = "cpu") -> list[dict]:
+    """Fig. 7 over seeds (seed offsets from ``cfg.seed``; offset 0 is the run the figure draws);
+    on a page of kept results only the kept seeds."""
+    from dataclasses import replace
+
+    from companion import kept
+
+    out = []
+    for s in seeds:
+        try:
+            out.append(image_run(replace(cfg, seed=cfg.seed + s), device))
+        except kept.NotKept:
+            if not out and s == seeds[-1]:
+                raise
+    return out
+
+
+def image_seeds(hists: list[dict]) -> dict:
+    """Fig. 7 per seed: best train accuracy, test accuracy over the second half of the run (the
+    paper's plateau, 0.3–0.4, sits there), its final value, and the largest-class rate."""
+    mid = [h["test_acc"][np.asarray(h["test_epoch"]) >= h["test_epoch"][-1] / 2] for h in hists]
+    return {"best_train": [float(h["train_acc"].max()) for h in hists],
+            "plateau": [float(np.median(m)) for m in mid],
+            "final_test": [float(h["test_acc"][-1]) for h in hists],
+            "chance": [float(h["chance"]) for h in hists]}

@@ -7,9 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from companion.kept import partial
+from companion.settings import unstated
 from companion.train import TrainConfig
 
 from .runs import INITS, Run, modular_run
+from .seeded import seeded
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,7 @@ class Depth:
 
     base: Run = Run(train_frac=0.5)  # the run every depth shares
     layers: tuple = (1, 2, 3)  # transformer blocks
+    seeds: tuple = unstated((0, 1, 2))  # seed offsets (the paper shows one run)
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,7 @@ class Holes:
     base: Run = Run(breakdown=True)  # the run every hole shares
     squares: tuple = (30, 35, 40, 45, 50, 55, 60)  # square hole sides k
     strips: tuple = (40, 50, 60, 67)  # strip hole rows t
+    seeds: tuple = unstated((0, 1, 2))  # seed offsets (the paper shows one run)
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,7 @@ class Commutativity:
     base: Run = Run(op="x2+xy+y2", breakdown=True)  # the transformer runs
     fracs: tuple = (0.5, 0.6, 0.7)  # training fractions α of the transformer
     mlp_frac: float = 0.3  # training fraction of the 2-layer DNN
+    seeds: tuple = unstated((0, 1, 2))  # seed offsets (the paper shows one run)
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,7 @@ class Primes:
 
     base: Run = Run()  # the run every prime shares
     primes: tuple = (47, 97, 211, 379)  # moduli p
+    seeds: tuple = unstated((0, 1, 2))  # seed offsets (the paper shows one run)
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,7 @@ class Widths:
     panels: tuple = (("Fig. 9 (left)", 97, 85, (128, 256)), ("Fig. 9 (right)", 47, 0, (64, 256)),
                      ("Fig. 10", 43, 0, (128, 512, 1024)),
                      ("Fig. 11", 97, 85, (256, 512, 1024, 2048)))  # (figure, p, offset k, d_models)
+    seeds: tuple = unstated((0, 1, 2))  # seed offsets (the paper shows one run)
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,7 @@ class Operations:
                     ("Fig. 18", "x2+xy+y2", 256, 0.4, 97),
                     ("Fig. 19", "x3+xy+y3", 256, 0.5, 97))  # (figure, f, d_model, α, p)
     small_p_train: TrainConfig | None = None  # training of the cases run at a p other than base.p
+    seeds: tuple = unstated((0, 1, 2))  # seed offsets (the paper shows one run)
 
 
 @dataclass(frozen=True)
@@ -75,7 +83,7 @@ class Structured:
 
     base: Run = Run()  # the run every case shares
     fracs: tuple = (0.3, 0.25, 0.2)  # training fractions α
-    seeds: tuple = (0, 1, 2)  # seeds (offset by the chapter's seed)
+    seeds: tuple = unstated((0, 1, 2))  # seed offsets from the chapter's seed (the paper's count is not stated)
 
 
 def depth_runs(cfg: Depth, device: str) -> dict:
@@ -128,5 +136,52 @@ def operation_runs(cfg: Operations, device: str) -> dict:
 def structured_runs(cfg: Structured, device: str) -> dict:
     """Fig. 20: one run per (init, α, seed)."""
     return partial({(init, a, s): lambda init=init, a=a, s=s: modular_run(replace(cfg.base, init=init, train_frac=a,
-                                                                                   seed=s), device)
+                                                                                   seed=cfg.base.seed + s), device)
                     for a in cfg.fracs for s in cfg.seeds for init in INITS})
+
+
+# ------------------------------------------------------------------------------- over seeds
+def first_seed(runs: dict) -> dict:
+    """The first seed's history of each key of a :func:`~.seeded.seeded` dict (what figures draw)."""
+    return {k: hs[0] for k, hs in runs.items()}
+
+
+def depth_seeded(cfg: Depth, device: str) -> dict:
+    """Fig. 2 over seeds: layers -> [history per seed]."""
+    return seeded({L: replace(cfg.base, n_layers=L) for L in cfg.layers}, cfg.seeds, device)
+
+
+def holes_seeded(cfg: Holes, device: str) -> dict:
+    """Table 1 over seeds: (shape, size) -> [history per seed]."""
+    runs = {("square", k): replace(cfg.base, shape="square", hole=k) for k in cfg.squares}
+    runs.update({("strip", t): replace(cfg.base, shape="strip", hole=t) for t in cfg.strips})
+    return seeded(runs, cfg.seeds, device)
+
+
+def commutativity_seeded(cfg: Commutativity, device: str) -> dict:
+    """Fig. 4 over seeds: α (and "mlp") -> [history per seed]."""
+    runs = {f: replace(cfg.base, train_frac=f) for f in cfg.fracs}
+    runs["mlp"] = replace(cfg.base, model="mlp", train_frac=cfg.mlp_frac)
+    return seeded(runs, cfg.seeds, device)
+
+
+def primes_seeded(cfg: Primes, device: str) -> dict:
+    """Fig. 5 over seeds: p -> [history per seed]."""
+    return seeded({p: replace(cfg.base, p=p) for p in cfg.primes}, cfg.seeds, device)
+
+
+def widths_seeded(cfg: Widths, device: str) -> dict:
+    """Figs. 9–11 over seeds: (panel, d_model) -> [history per seed]."""
+    return seeded({(fig, d): replace(cfg.base, p=p, offset=k, d_model=d) for fig, p, k, ds in cfg.panels for d in ds},
+                  cfg.seeds, device)
+
+
+def operations_seeded(cfg: Operations, device: str) -> dict:
+    """Figs. 12–19 over seeds: figure -> [history per seed]."""
+    return seeded({fig: operation_case(cfg, op, d, a, p) for fig, op, d, a, p in cfg.cases}, cfg.seeds, device)
+
+
+def structured_seeded(cfg: Structured, device: str) -> dict:
+    """Fig. 20 over seeds: (init, α) -> [history per seed]."""
+    return seeded({(init, a): replace(cfg.base, init=init, train_frac=a) for a in cfg.fracs for init in INITS},
+                  cfg.seeds, device)

@@ -1,0 +1,93 @@
+"""Tables and plots of the progress_measures chapter's per-seed results (Gu et al.): the
+commutativity split of every commutative run, MED against the baselines (W, Fourier Gini), Fig. 2's fluctuation,
+Table 1 over seeds, Fig. 20's onsets. Results in, Markdown table or Figure out; the numbers come
+from :mod:`companion.experiments.progress_measures.seeded`."""
+
+from __future__ import annotations
+
+import numpy as np
+from IPython.display import Markdown
+
+from companion.events import first_crossing, observed
+
+from .progress_measures import md_table
+
+
+def _seeds(values) -> str:
+    """One value per seed, as text."""
+    return " / ".join(f"{v:.3g}" if isinstance(v, float) and observed(v) else str(v) for v in values)
+
+
+def mirror_table(runs: dict, label: str = "run"):
+    """The commutativity split of each run, per seed: the share of test pairs whose mirror (j, i)
+    was trained, best test accuracy on all, mirror-trained and mirror-untrained pairs, and the
+    onset (first epoch with mirror-untrained accuracy ≥ 0.95)."""
+    rows = []
+    for key, hs in runs.items():
+        if "acc_mirror_out" not in hs[0]:
+            continue
+        rows.append((str(key), _seeds([h["mirror_in_share"] for h in hs]),
+                     _seeds([float(h["test_acc"].max()) for h in hs]),
+                     _seeds([float(np.nanmax(h["acc_mirror_in"])) for h in hs]),
+                     _seeds([float(np.nanmax(h["acc_mirror_out"])) for h in hs]),
+                     _seeds([first_crossing(h["step"], h["acc_mirror_out"], 0.95) for h in hs])))
+    return Markdown(md_table([label, "share mirror-trained", "max test acc", "max acc mirror-trained",
+                              "max acc mirror-untrained", "onset (untrained ≥ 0.95)"], rows))
+
+
+def med_table(t: dict):
+    """Fig. 5's thesis test: each measure's tracking of the test loss (Pearson r; −r for the Gini),
+    per seed, in the window (memorisation to onset) and over the whole run; MED's level."""
+    names = {"med": "MED", "wnorm2": "W(θ) = Σ‖θ‖²", "gini": "Fourier Gini of W_E (−r)"}
+    rows = [(names[k], _seeds(t[f"{k}_window"]), _seeds(t[f"{k}_full"])) for k in names]
+    rows += [("MED − best baseline", _seeds(t["margin_window"]), _seeds(t["margin_full"])),
+             ("MED end / start", "", _seeds(t["end_over_start"])),
+             ("share of MED's memorisation rise given back", "", _seeds(t["recovered"])),
+             ("evaluations in the window", _seeds(t["window_points"]), "")]
+    return Markdown(md_table(["measure", "r with test loss, window", "r with test loss, whole run"], rows))
+
+
+def depth_seeds_table(d: dict):
+    """Fig. 2 per seed: the sum of downward steps of test accuracy after it first reaches 0.9."""
+    rows = [(f"{L} layer(s)", _seeds(v)) for L, v in d["downward"].items()]
+    rows += [(f"{d['hi']} minus {d['lo']} layer(s)", _seeds(d["excess"])),
+             (f"MED at the end / at memorisation, {d['hi']} layers", _seeds(d["med_end_over_fit"]))]
+    return Markdown(md_table(["", "per seed"], rows))
+
+
+def holes_seeds_table(t: dict, paper: dict):
+    """Table 1 over seeds: mirror shares, U-Acc on all and mirror-untrained pairs, final accuracy,
+    the last quarter's gain (a run still rising has not converged), and the paper's U-Acc."""
+    rows = []
+    for k in t["u"]:
+        share, hole_share = t["share"][k]
+        ref = paper.get(k, ("", "", ""))[0]
+        rows.append((f"{k[0]} {k[1]}", f"{share:.2f}", f"{hole_share:.2f}", _seeds(t["u"][k]),
+                     _seeds(t["u_out"].get(k, [])), _seeds(t["final"][k]), _seeds(t["rising"][k]), ref))
+    header = ["hole", "test pairs mirror-trained", "hole pairs mirror-trained", "U-Acc", "U-Acc mirror-untrained",
+              "final acc", "gain over last quarter", "paper U-Acc % (p = 97)"]
+    return Markdown(md_table(header, rows))
+
+
+def structured_seeds_table(r: dict):
+    """Fig. 20 per seed: onsets with random and Toeplitz W_E and their ratio."""
+    rows = [(i, _seeds([a]), _seeds([b]), _seeds([c]))
+            for i, (a, b, c) in enumerate(zip(r["random"], r["toeplitz"], r["ratio"]))]
+    return Markdown(md_table(["seed", "onset random", "onset Toeplitz", "Toeplitz / random"], rows))
+
+
+def operations_seeds_table(t: dict):
+    """Figs. 12–19 per seed: MED's and W's tracking of the test loss, onset, final and best accuracy."""
+    rows = [(fig, c["op"], c["p"], c["alpha"], _seeds(c["med_window"]), _seeds(c["wnorm2_window"]),
+             _seeds(c["med_full"]), _seeds(c["onset"]), _seeds(c["final"]), _seeds(c["untrained_best"]))
+            for fig, c in t.items()]
+    return Markdown(md_table(["figure", "f", "p", "α", "r(MED) window", "r(W) window", "r(MED) whole run",
+                              "onset", "final test acc", "best untrained acc"], rows))
+
+
+def image_seeds_table(t: dict):
+    """Fig. 7 per seed."""
+    rows = [(k, _seeds(v)) for k, v in (("best train acc", t["best_train"]),
+                                        ("median test acc, second half", t["plateau"]),
+                                        ("final test acc", t["final_test"]), ("largest-class rate", t["chance"]))]
+    return Markdown(md_table(["", "per seed"], rows))

@@ -1,0 +1,60 @@
+"""The progress_measures chapter's commutativity split, onsets and per-seed claim values, on
+synthetic histories and a tiny split (no training)."""
+
+import numpy as np
+import pytest
+
+from companion.events import NOT_OBSERVED
+
+
+def _hist(test_acc, **kw):
+    step = np.arange(0, 10 * len(test_acc), 10)
+    test_acc = np.asarray(test_acc, float)
+    return {"step": step, "train_acc": np.r_[0.5, np.ones(len(step) - 1)], "test_acc": test_acc,
+            "test_loss": 1 - test_acc, **kw}
+
+
+def test_mirror_split_marks_exactly_the_test_pairs_whose_mirror_trained():
+    from companion.data.modular import modular_split
+    from companion.experiments import progress_measures as ex
+
+    run = ex.Run(p=11, op="add", train_frac=0.5)
+    data = modular_split(11, "add", 0, "random", 0, 0.5, 0)
+    mask = ex.mirror_split(run, data)
+    train = set(map(tuple, data.train_x[:, :2].tolist()))
+    want = [(b, a) in train for a, b in data.test_x[:, :2].tolist()]
+    assert mask.tolist() == want and 0.3 < mask.float().mean() < 0.7  # about α of the test pairs
+    assert ex.mirror_split(ex.Run(p=11, op="sub"), data) is None  # x − y is not commutative
+    assert ex.mirror_split(ex.Run(p=11, op="add", offset=3), data) is None  # tokens (i, j + k): no mirror pair
+
+
+def test_onset_reads_the_mirror_untrained_pairs_and_is_not_observed_when_never_reached():
+    from companion.experiments import progress_measures as ex
+
+    plateau = _hist([0, 0.5, 0.96, 0.97, 0.98], acc_mirror_out=np.array([0, 0.1, 0.3, 0.96, 1.0]))
+    assert ex.onset(plateau) == 30.0  # not 20, where plain test accuracy (commutativity included) crosses
+    assert ex.onset(_hist([0, 0.5, 0.96])) == 20.0  # no split (x − y): every test pair
+    assert ex.onset(_hist([0, 0.5, 0.6], acc_mirror_out=np.zeros(3))) is NOT_OBSERVED
+
+
+def test_downward_steps_ignore_the_trend():
+    from companion.experiments import progress_measures as ex
+
+    assert ex.downward_steps(_hist([0, 0.5, 0.9, 0.95, 1.0]), 10) == 0.0  # a monotone climb
+    assert ex.downward_steps(_hist([0, 0.9, 0.7, 1.0, 0.8]), 10) == pytest.approx(0.4)
+    assert ex.downward_steps(_hist([0, 0.5, 0.6]), 10) is NOT_OBSERVED
+
+
+def test_med_tracking_compares_with_the_baselines_and_checks_the_level():
+    from companion.experiments import progress_measures as ex
+
+    acc = np.array([0, 0, 0.2, 0.6, 0.96, 1.0, 1.0])
+    loss = 1 - acc
+    h = _hist(acc, test_loss=loss, med=np.array([1, 2, 1.8, 1.5, 1.2, 1.1, 1.05]), wnorm2=loss ** 2 + 1,
+              gini=acc.copy())
+    t = ex.med_tracking([h])
+    assert t["gini_full"][0] == pytest.approx(1.0)  # the Gini rises as the loss falls: its −r counts
+    assert t["margin_full"][0] == pytest.approx(t["med_full"][0] - 1.0)
+    assert t["end_over_start"][0] == pytest.approx(1.05)  # ends above its start
+    assert t["recovered"][0] == pytest.approx((2 - 1.05) / (2 - 1))
+    assert ex.tracking(h, "missing") != ex.tracking(h, "missing")  # nan for a measure a kept result lacks
