@@ -34,10 +34,6 @@ from companion.experiments.lazy_rich.closure import (
     fig3a_summary,
     fig3b_summary,
     fig3e_summary,
-    fig7_summary,
-    fig9_summary,
-    fig10_summary,
-    fig14_summary,
     quad_sweep,
 )
 from companion.experiments.lazy_rich.deviations import known_deviation
@@ -86,6 +82,7 @@ from companion.experiments.lazy_rich.neurons import (
     fig13a_summary,
     fig15_summary,
 )
+from companion.experiments.lazy_rich.sweeps import fig7_summary, fig9_summary, fig10_summary, fig14_summary
 from companion.experiments.lazy_rich.transformer import (
     FIG6B_PROFILES,
     FIG12_PROFILES,
