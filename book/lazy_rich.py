@@ -23,13 +23,19 @@
 # Two knobs control the delay: the output scale $\alpha$ (laziness) and how well the initial NTK
 # is aligned with the task (set by $\varepsilon$ in their toy model). This chapter re-draws the paper's
 # figures and checks each statement against runs over several seeds. The polynomial-regression
-# figures (1, 3, 4, 5, 7, 9, 10, 11, 14, 19) run on an **exact closure** of gradient descent in the
-# sufficient statistics $(\bar w, M)$, cheap and independent of the width, and reproduce well at
-# the cpu profile. The other figures train the networks at reduced size and reproduce only in
-# part: the transformer (Figs. 6b, 12), MNIST (Fig. 6a, replaced by scikit-learn's 8×8 digits —
-# no MNIST copy is available offline) and the Hermite targets (Fig. 15) do not show the paper's
-# effect here, Figs. 3c, d are schematics and Fig. 13c (the transformer's linearisation) is not
-# run. The claims table at the end gives the verdict of every statement, with its numbers.
+# figures run on an **exact closure** of gradient descent in the sufficient statistics
+# $(\bar w, M)$, cheap and independent of the width; the other figures train the networks at
+# reduced size. What the cpu build shows (the claims table at the end has every number):
+#
+# - **reproduced** — Figs. 1a, 3b, 3e, 5, 7, 13a, 19 and the linear eigenvalue of App. 11;
+# - **partly** — Fig. 1 (the delay meets the chapter's criterion in one seed of three at D = 50),
+#   Fig. 2, Fig. 3a, Fig. 4 (in Fig. 1's setting; the authors' N = 2 cell shows no test-loss rise),
+#   Figs. 8, 9, 10 (the delay shrinks with λ, but there is no rise to remove), 11 (one seed of
+#   three), 12 (only panel c), 14, 16, 17;
+# - **not reproduced** — Fig. 6a (MNIST is replaced by scikit-learn's 8×8 digits: no copy of
+#   MNIST is available offline, and the digits generalise without delay), Fig. 6b, Fig. 15, Fig. 18,
+#   and the quadratic eigenvalue as printed in §5 (the kernel gives 2ε²/D², not 2ε/D²);
+# - **absent** — the schematics of Figs. 3c, d and Fig. 13c (the transformer's linearisation).
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | paper
@@ -105,7 +111,8 @@ claims.claim("fig1a_leaves_subspace", ref="Fig. 1a",
              quote="S(X, w_0) is an affine subspace of parameter space reachable by models linearized around w_0 "
                    "(Fig. 1a caption); the network's trajectory leaves it",
              basis="leaving S means a distance from S comparable to the displacement inside it; 0.3 is a third",
-             one_value="an illustration of the schematic from one small run")
+             one_value="an illustration of the schematic from one small run",
+             known_deviation=ex.known_deviation("fig1a_leaves_subspace", profile))
 claims.claim("fig1a_lin_in_subspace", ref="Fig. 1a", quantity="linearised: distance from S / displacement inside S",
              measured=s1a.linearised, expected=less_than(1e-6), kind="consistency",
              basis="identity: the linearised update lies in the span of the initial gradients (round-off only)")
@@ -131,41 +138,45 @@ FIG1 = ("Green and blue loss curves in (b) correspond to sketched green and blue
 claims.claim("fig1_linear_early", ref="Fig. 1b",
              quantity="last step the test loss is within 2% of the linearised network's / t_tr(½)",
              per_seed=s1.tracks_linear_until, expected=at_least(1.0), quote=FIG1,
-             basis="the network starts lazy: it should track its linearisation at least until the train loss halves")
+             basis="the network starts lazy: it should track its linearisation at least until the train loss halves",
+             known_deviation=ex.known_deviation("fig1_linear_early", profile))
 claims.claim("fig1_test_rises", ref="Fig. 1b", quantity="max test loss / initial test loss", per_seed=s1.rise,
              expected=at_least(1.1),
              quote="the initial peak in test error is associated with the model attempting to learn a linear "
                    "function of the input (§5.3)",
-             basis="a peak is a rise above the start; 10% is well above the run's numerical noise")
+             basis="a peak is a rise above the start; 10% is well above the run's numerical noise",
+             known_deviation=ex.known_deviation("fig1_test_rises", profile))
 claims.claim("fig1_train_falls_at_peak", ref="Fig. 1b", quantity="train loss / initial at the test-loss peak",
              per_seed=s1.train_at_rise, expected=at_most(0.9),
              quote="the initial rise in test loss comes from the network putting power in the linear component "
                    "from its initial NTK (Fig. 4 caption)",
-             basis="the rise happens while the train loss falls: at least 10% down at the peak")
+             basis="the rise happens while the train loss falls: at least 10% down at the peak",
+             known_deviation=ex.known_deviation("fig1_train_falls_at_peak", profile))
 claims.claim("fig1_delay", ref="Fig. 1b", quantity="t_te(½) / t_tr(½)", per_seed=s1.delay_ratio,
              expected=at_least(ex.DELAYED), quote=FIG1 + "; grokking: delayed generalisation",
              basis="the chapter's grokking criterion (test loss halves ≥ 2× later than train loss)",
              known_deviation=ex.known_deviation("fig1_delay", profile))
 claims.claim("fig1_beats_k0", ref="Fig. 1b", quantity="final test loss / K0 kernel-regression test loss",
              per_seed=s1.final_over_k0, expected=at_most(0.2), quote=FIG1,
-             basis="'far below' the K0 line: at least 5× lower")
+             basis="'far below' the K0 line: at least 5× lower",
+             known_deviation=ex.known_deviation("fig1_beats_k0", profile))
 claims.claim("fig1_lin_fails", ref="Fig. 1b", quantity="linearised network: final test / initial test",
              per_seed=s1.linearised_final, expected=at_least(0.5),
              quote="the α → ∞ limit gives poor final performance since it corresponds to regression with the "
                    "initial (misaligned) NTK (§5.1)",
-             basis="does not generalise = its test loss never halves (the chapter's criterion)")
-claims.claim("fig1_lin_is_k0", ref="Fig. 1b", quantity="linearised final test / K0 kernel-regression test",
-             per_seed=s1.linearised_over_k0, expected=between(0.95, 1.05), kind="consistency",
-             basis="theory against its own limit: linearised GD converges to kernel regression with K0")
+             basis="does not generalise = its test loss never halves (the chapter's criterion)",
+             known_deviation=ex.known_deviation("fig1_lin_fails", profile))
 claims.claim("fig1c_norm_grows", ref="Fig. 1c", quantity="final / initial weight norm", per_seed=s1.norm_growth,
              expected=at_least(1.1),
              quote="The fact that parameter weight norm increases (dashed orange) cannot be explained by any existing "
                    "theories of grokking (Fig. 1c caption)",
-             basis="an increase beyond noise: at least 10%")
+             basis="an increase beyond noise: at least 10%",
+             known_deviation=ex.known_deviation("fig1c_norm_grows", profile))
 claims.claim("fig1c_alignment_grows", ref="Fig. 1c", quantity="final / initial NTK–target alignment",
              per_seed=s1.alignment_growth, expected=at_least(1.1),
              quote="Features get aligned (grey) in a way we make precise in Section 5 (Fig. 1c caption)",
-             basis="an increase beyond noise: at least 10%")
+             basis="an increase beyond noise: at least 10%",
+             known_deviation=ex.known_deviation("fig1c_alignment_grows", profile))
 
 # %% [markdown]
 # ## Fig. 2 — modular addition without weight decay: the weight norm grows
@@ -185,17 +196,20 @@ claims.claim("fig2_delay_s1", ref="Fig. 2a / App. 16",
              expected=at_least(1.5),
              quote="Train accuracy reaches perfect classification in 2k epochs ... the test loss only dips below "
                    "this amount around 3-4k epochs, precisely when the network generalizes in accuracy (App. 16)",
-             basis="paper: generalisation at 3–4k epochs after perfect train accuracy at 2k, a ratio of 1.5–2")
+             basis="paper: generalisation at 3–4k epochs after perfect train accuracy at 2k, a ratio of 1.5–2",
+             known_deviation=ex.known_deviation("fig2_delay_s1", profile))
 claims.claim("fig2_norm_grows", ref="Fig. 2a", quantity="s = 1: final / initial ‖W1‖ + ‖W2‖",
              per_seed=s2.norm_growth, expected=at_least(1.1),
              quote="grokking on a modular arithmetic task that shows an increase in parameter weight norm during "
                    "training (Fig. 2 caption)",
-             basis="an increase beyond noise: at least 10%")
+             basis="an increase beyond noise: at least 10%",
+             known_deviation=ex.known_deviation("fig2_norm_grows", profile))
 claims.claim("fig2c_scale_delays", ref="Fig. 2c", quantity="epoch of test acc ≥ 0.9 increases with s",
              per_seed=s2.delay_increases_with_scale, expected=is_true("increasing"),
              quote="a sweep over the laziness parameter α ... showcasing how it can continuously control grokking "
                    "(Fig. 2c caption)",
-             basis="control by laziness: a larger scale generalises later (every scale must generalise)")
+             basis="control by laziness: a larger scale generalises later (every scale must generalise)",
+             known_deviation=ex.known_deviation("fig2c_scale_delays", profile))
 
 # %% [markdown]
 # ## Fig. 3a — laziness α controls the delay
@@ -251,10 +265,12 @@ claims.claim("fig3b_cka_eps", ref="Fig. 3b", quantity="initial kernel–target a
              per_seed=s3b.alignment_increasing, expected=is_true("increasing"), kind="consistency",
              basis="follows from the kernel's form: ε² multiplies its quadratic (target) part")
 claims.claim("fig3b_delay_eps", ref="Fig. 3b", quantity="t_te(½) − t_tr(½) decreases with ε",
-             per_seed=s3b.delay_decreasing, expected=is_true("decreasing in ε"), quote=EPS, basis="paper")
+             per_seed=s3b.delay_decreasing, expected=is_true("decreasing in ε"), quote=EPS, basis="paper",
+             known_deviation=ex.known_deviation("fig3b_delay_eps", profile))
 claims.claim("fig3b_final_eps", ref="Fig. 3b", quantity="final / initial test loss non-decreasing in ε (ε ≥ 0.1)",
              per_seed=s3b.final_nondecreasing, expected=is_true("non-decreasing in ε"), quote=EPS,
-             basis="paper; smaller ε have not finished learning by the end of the run, so their final loss is not final")
+             basis="paper; smaller ε have not finished learning by the end of the run, so their final loss is not final",
+             known_deviation=ex.known_deviation("fig3b_final_eps", profile))
 
 # %% [markdown]
 # ## §5, App. 11 — the initial kernel's eigenvalues
@@ -269,7 +285,8 @@ EIGQ = ("linear functions all have eigenvalue λ_lin = D^-1 while quadratic func
         "λ_quadr = 2ϵD^-2 (§5, App. 11)")
 claims.claim("app11_lambda_lin", ref="App. 11", quantity=f"λ_lin · D (Monte Carlo, D = {sk.D})",
              per_seed=sk.lin_times_D, expected=within(1.0, 0.1), quote=EIGQ,
-             basis="paper (1/D), with 10% for the Monte Carlo error of 4000 points")
+             basis="paper (1/D), with 10% for the Monte Carlo error of 4000 points",
+             known_deviation=ex.known_deviation("app11_lambda_lin", profile))
 claims.claim("app11_lambda_quad_printed", ref="§5", quantity=f"λ_quad / (2ε/D²), the printed formula (ε = {sk.eps})",
              per_seed=sk.quad_over_printed, expected=within(1.0, 0.1), quote=EIGQ,
              basis="paper (2εD⁻²), with 10% for the Monte Carlo error",
@@ -297,11 +314,14 @@ pl.fig3e(r3e, s3e.time_to_grok[0])
 # %%
 PHASE = "lazy, misaligned networks grok the most intensely (Fig. 3e caption)"
 claims.claim("fig3e_alpha", ref="Fig. 3e", quantity="time to grok increases with α at the smallest ε",
-             per_seed=s3e.increases_with_alpha, expected=is_true("increasing"), quote=PHASE, basis="paper")
+             per_seed=s3e.increases_with_alpha, expected=is_true("increasing"), quote=PHASE, basis="paper",
+             known_deviation=ex.known_deviation("fig3e_alpha", profile))
 claims.claim("fig3e_eps", ref="Fig. 3e", quantity="for every α, the smallest ε has the longest time to grok",
-             per_seed=s3e.smallest_eps_longest, expected=is_true(), quote=PHASE, basis="paper")
+             per_seed=s3e.smallest_eps_longest, expected=is_true(), quote=PHASE, basis="paper",
+             known_deviation=ex.known_deviation("fig3e_eps", profile))
 claims.claim("fig3e_corner", ref="Fig. 3e", quantity="the maximum lies at the largest α and smallest ε",
-             per_seed=s3e.max_in_lazy_misaligned_corner, expected=is_true(), quote=PHASE, basis="paper")
+             per_seed=s3e.max_in_lazy_misaligned_corner, expected=is_true(), quote=PHASE, basis="paper",
+             known_deviation=ex.known_deviation("fig3e_corner", profile))
 
 # %% [markdown]
 # ## Fig. 4 — the loss decomposition
@@ -339,17 +359,21 @@ pl.fig4(r1)
 s4 = ex.fig4_summary(r1)
 claims.claim("fig4_linear_peak", ref="Fig. 4 (Fig. 1 setting)", quantity="peak linear power / initial test loss",
              per_seed=s4.linear_peak, expected=at_least(0.1), quote=FIG4,
-             basis="the linear power makes up a visible part (≥ 10%) of the test loss at its peak")
+             basis="the linear power makes up a visible part (≥ 10%) of the test loss at its peak",
+             known_deviation=ex.known_deviation("fig4_linear_peak", profile))
 claims.claim("fig4_peak_before_fit", ref="Fig. 4 (Fig. 1 setting)", quantity="t(linear-power peak) / t_tr(½)",
              per_seed=s4.peak_over_train_half_time, expected=less_than(1.0), quote=FIG4,
-             basis="the linear power peaks while the network is still fitting (before the train loss halves)")
+             basis="the linear power peaks while the network is still fitting (before the train loss halves)",
+             known_deviation=ex.known_deviation("fig4_peak_before_fit", profile))
 claims.claim("fig4_alignment_late", ref="Fig. 4 (Fig. 1 setting)",
              quantity="misalignment at the linear-power peak / initial", per_seed=s4.misalignment_at_peak,
              expected=at_least(0.9), quote=FIG4,
-             basis="alignment improves only later: the misalignment has fallen by less than 10% at the peak")
+             basis="alignment improves only later: the misalignment has fallen by less than 10% at the peak",
+             known_deviation=ex.known_deviation("fig4_alignment_late", profile))
 claims.claim("fig4_linear_gone", ref="Fig. 4 (Fig. 1 setting)", quantity="final linear power / initial test loss",
              per_seed=s4.linear_final, expected=at_most(0.02), quote=FIG4,
-             basis="'reducing the scale of the linear component': to within 2% of the initial loss")
+             basis="'reducing the scale of the linear component': to within 2% of the initial loss",
+             known_deviation=ex.known_deviation("fig4_linear_gone", profile))
 
 # %% [markdown]
 # ## Fig. 5 — NTK-eigenvector labels
@@ -368,15 +392,19 @@ EIG = ("If the network begins highly aligned as in (a), learning curves move tog
        "network groks (Fig. 5 caption)")
 claims.claim("fig5_top_no_delay", ref="Fig. 5a", quantity="top eigenvector (j = 1): t_te(½) / t_tr(½)",
              per_seed=s5.top_ratio, expected=less_than(ex.DELAYED), quote=EIG,
-             basis="move together = below the chapter's grokking criterion (ratio 2)")
+             basis="move together = below the chapter's grokking criterion (ratio 2)",
+             known_deviation=ex.known_deviation("fig5_top_no_delay", profile))
 claims.claim("fig5_mid_groks", ref="Fig. 5b", quantity=f"j = {s5.mid_j[0]}: t_te(½) / t_tr(½)", per_seed=s5.mid_ratio,
-             expected=at_least(ex.DELAYED), quote=EIG, basis="the chapter's grokking criterion")
+             expected=at_least(ex.DELAYED), quote=EIG, basis="the chapter's grokking criterion",
+             known_deviation=ex.known_deviation("fig5_mid_groks", profile))
 claims.claim("fig5_tail_fits", ref="Fig. 5c", quantity=f"j = {s5.tail_j[0]}: final / initial train loss",
              per_seed=s5.tail_train_final, expected=at_most(0.01), quote=EIG,
-             basis="the run has fitted its train set (≤ 1% of the start), so its test loss is read after training")
+             basis="the run has fitted its train set (≤ 1% of the start), so its test loss is read after training",
+             known_deviation=ex.known_deviation("fig5_tail_fits", profile))
 claims.claim("fig5_tail_fails", ref="Fig. 5c", quantity=f"j = {s5.tail_j[0]}: time the test loss halves",
              per_seed=s5.tail_test_half, expected=never(), quote=EIG,
-             basis="cannot generalise = the test loss never halves in the run")
+             basis="cannot generalise = the test loss never halves in the run",
+             known_deviation=ex.known_deviation("fig5_tail_fails", profile))
 claims.claim("fig5_alignment", ref="Fig. 5", quantity="initial kernel–label alignment decreases with j",
              per_seed=s5.alignment_decreasing, expected=is_true("decreasing"), kind="consistency",
              basis="holds by construction: the alignment of the j-th eigenvector is its eigenvalue's share")
@@ -449,17 +477,21 @@ SIGMA = ("approximate preservation of the feature learning can be achieved by ch
 claims.claim("fig7_sigma_alpha_rel", ref="Fig. 7d",
              quantity="max |rel. change(σ sweep) / rel. change(α sweep) − 1| at equal σ²α",
              per_seed=s7.sigma_alpha_rel_dev, expected=at_most(0.05), quote=SIGMA,
-             basis="'controlled through σ²α': runs of equal σ²α agree to within 5%")
+             basis="'controlled through σ²α': runs of equal σ²α agree to within 5%",
+             known_deviation=ex.known_deviation("fig7_sigma_alpha_rel", profile))
 claims.claim("fig7_joint_rel", ref="Fig. 7c", quantity="α = 1/σ²: max / min relative change over σ",
              per_seed=s7.joint_rel_spread, expected=at_most(1.05), quote=SIGMA,
-             basis="'approximate preservation': within 5%")
+             basis="'approximate preservation': within 5%",
+             known_deviation=ex.known_deviation("fig7_joint_rel", profile))
 claims.claim("fig7_joint_final", ref="Fig. 7c", quantity="α = 1/σ²: max / min final test loss over σ",
              per_seed=s7.joint_final_spread, expected=at_most(1.25), quote=SIGMA,
              basis="'approximate preservation' of the final loss, which varies over orders of magnitude with σ²α: "
-                   "within 25%")
+                   "within 25%",
+             known_deviation=ex.known_deviation("fig7_joint_final", profile))
 claims.claim("fig7_rel_monotone", ref="Fig. 7d", quantity="relative change decreases with σ²α",
              per_seed=s7.rel_decreasing, expected=is_true("decreasing"), quote=SIGMA,
-             basis="a lazier network (larger σ²α) moves its weights less")
+             basis="a lazier network (larger σ²α) moves its weights less",
+             known_deviation=ex.known_deviation("fig7_rel_monotone", profile))
 
 # %% [markdown]
 # ## Fig. 8 — student–teacher (Omnigrok), α sweep
@@ -505,7 +537,8 @@ GOLD = ("Here we see the three regimes of train set size: too little (a, d), jus
         "power in linear modes (b) (App. 8.3.2, Fig. 9 caption)")
 claims.claim("fig9_small_fails", ref="Fig. 9a", quantity=f"P = {s9.sizes[0][0]}: time the test loss halves",
              per_seed=s9.small_test_half, expected=never(), quote=GOLD,
-             basis="failure to generalise = the test loss never halves in the run")
+             basis="failure to generalise = the test loss never halves in the run",
+             known_deviation=ex.known_deviation("fig9_small_fails", profile))
 claims.claim("fig9a_worse_than_random", ref="Fig. 9a", quantity=f"P = {s9.sizes[0][0]}: final / initial test loss",
              per_seed=s9.small_final, expected=greater_than(1.0),
              quote="This attempted (approximate) kernel method helps us interpolate the train set, but leads to worse "
@@ -517,14 +550,16 @@ claims.claim("fig9_mid_groks", ref="Fig. 9b", quantity=f"P = {s9.sizes[0][1]}: t
              known_deviation=ex.known_deviation("fig9_mid_groks", profile))
 claims.claim("fig9_mid_linear", ref="Fig. 9e", quantity=f"P = {s9.sizes[0][1]}: peak / final power in linear modes",
              per_seed=s9.mid_linear_rise_fall, expected=at_least(10.0), quote=GOLD,
-             basis="'a rise then fall': the final linear power at least 10× below its peak")
+             basis="'a rise then fall': the final linear power at least 10× below its peak",
+             known_deviation=ex.known_deviation("fig9_mid_linear", profile))
 claims.claim("fig9_large_no_delay", ref="Fig. 9c", quantity=f"P = {s9.sizes[0][-1]}: t_te(½) / t_tr(½)",
              per_seed=s9.large_ratio, expected=less_than(ex.DELAYED), quote=GOLD,
              basis="too much data for grokking: below the chapter's grokking criterion",
              known_deviation=ex.known_deviation("fig9_large_no_delay", profile))
 claims.claim("fig9_large_best", ref="Fig. 9c", quantity=f"P = {s9.sizes[0][-1]} ends at the lowest test loss",
              per_seed=s9.large_best, expected=is_true(), quote=GOLD,
-             basis="more data, better generalisation ('full generalization' in (c))")
+             basis="more data, better generalisation ('full generalization' in (c))",
+             known_deviation=ex.known_deviation("fig9_large_best", profile))
 
 # %% [markdown]
 # ## Fig. 10 — starting partly at the solution removes the test-loss rise
@@ -544,7 +579,8 @@ claims.claim("fig10_rise_at_zero", ref="Fig. 10", quantity="λ = 0: max test los
              known_deviation=ex.known_deviation("fig10_rise_at_zero", profile))
 claims.claim("fig10_delay_shrinks", ref="Fig. 10", quantity="t_te(½) / t_tr(½) decreases with λ (λ ≥ 0.2)",
              per_seed=s10.delay_decreasing, expected=is_true("decreasing"), quote=SOL,
-             basis="more alignment at the start, less delay ('evidence that initial NTK alignment controls ...')")
+             basis="more alignment at the start, less delay ('evidence that initial NTK alignment controls ...')",
+             known_deviation=ex.known_deviation("fig10_delay_shrinks", profile))
 claims.claim("fig10_small_lambda", ref="Fig. 10", quantity=f"λ = {ex.SMALL_LAM}: t_te(½) / t_tr(½)",
              per_seed=s10.small_lam_ratio, expected=less_than(ex.DELAYED), quote=SOL,
              basis="'even a little bit' makes grokking vanish: below the chapter's grokking criterion",
@@ -564,15 +600,19 @@ s11 = ex.fig11_summary(r11)
 READ = "Grokking decomposition for an ordinary 2-layer MLP ... The same mechanism holds as posited (Fig. 11 caption)"
 claims.claim("fig11_linear_rise_fall", ref="Fig. 11", quantity="peak / final power in linear modes",
              per_seed=s11.linear_peak_over_final, expected=at_least(10.0), quote=READ,
-             basis="as Fig. 4: the linear power rises, then falls at least 10× below its peak")
+             basis="as Fig. 4: the linear power rises, then falls at least 10× below its peak",
+             known_deviation=ex.known_deviation("fig11_linear_rise_fall", profile))
 claims.claim("fig11_alignment_late", ref="Fig. 11", quantity="misalignment at the linear-power peak / initial",
              per_seed=s11.misalignment_at_peak, expected=at_least(0.9), quote=READ,
-             basis="as Fig. 4: alignment improves only later (less than 10% gone at the peak)")
+             basis="as Fig. 4: alignment improves only later (less than 10% gone at the peak)",
+             known_deviation=ex.known_deviation("fig11_alignment_late", profile))
 claims.claim("fig11_test_rises", ref="Fig. 11", quantity="test loss at the peak / its earlier minimum",
              per_seed=s11.test_rise, expected=at_least(1.1), quote=READ,
-             basis="as Fig. 4: a rise of 10% above noise")
+             basis="as Fig. 4: a rise of 10% above noise",
+             known_deviation=ex.known_deviation("fig11_test_rises", profile))
 claims.claim("fig11_generalises", ref="Fig. 11", quantity="final / initial population test loss",
-             per_seed=s11.final, expected=at_most(0.5), quote=READ, basis="generalises: the test loss halves")
+             per_seed=s11.final, expected=at_most(0.5), quote=READ, basis="generalises: the test loss halves",
+             known_deviation=ex.known_deviation("fig11_generalises", profile))
 
 # %% [markdown]
 # ## Fig. 12 — weight decay versus laziness (transformer)
@@ -614,16 +654,20 @@ pl.fig13(r13a, r13b)
 s13a = ex.fig13a_summary(r13a)
 MOM = "Learning curves for grokking with momentum and adaptive optimizers (Fig. 13 caption)"
 claims.claim("fig13a_bump", ref="Fig. 13a", quantity="max / initial test loss", per_seed=s13a.rise,
-             expected=at_least(1.1), quote=MOM, basis="the Fig. 1 rise (10% above the start) persists")
+             expected=at_least(1.1), quote=MOM, basis="the Fig. 1 rise (10% above the start) persists",
+             known_deviation=ex.known_deviation("fig13a_bump", profile))
 claims.claim("fig13a_net", ref="Fig. 13a", quantity="final / initial test loss", per_seed=s13a.final,
-             expected=at_most(0.5), quote=MOM, basis="generalises: the test loss halves")
+             expected=at_most(0.5), quote=MOM, basis="generalises: the test loss halves",
+             known_deviation=ex.known_deviation("fig13a_net", profile))
 claims.claim("fig13a_lin", ref="Fig. 13a", quantity="linearised: final test / initial", per_seed=s13a.linearised_final,
-             expected=at_least(0.5), quote=MOM, basis="the linearised network does not generalise: it never halves")
+             expected=at_least(0.5), quote=MOM, basis="the linearised network does not generalise: it never halves",
+             known_deviation=ex.known_deviation("fig13a_lin", profile))
 claims.claim("fig13b_lin_early", ref="Fig. 13b",
              quantity="last step the linearised student's test loss is within 5% of the network's",
              measured=ex.fig13b_tracking(r13b), expected=at_least(30), quote=MOM,
              basis="lazy at first under AdamW: the two agree for at least the first 30 steps",
-             one_value="one run (the linearised AdamW trainer has no seed axis yet)")
+             one_value="one run (the linearised AdamW trainer has no seed axis yet)",
+             known_deviation=ex.known_deviation("fig13b_lin_early", profile))
 
 # %% [markdown]
 # ## Fig. 14 — multi-index targets
@@ -639,9 +683,11 @@ pl.fig14(r14)
 s14 = ex.fig14_summary(r14)
 MULTI = "Grokking in our set-up persists when the target function is a higher-degree polynomial (Fig. 14 caption)"
 claims.claim("fig14_rise", ref="Fig. 14", quantity="min over K of max / initial test loss", per_seed=s14.smallest_rise,
-             expected=at_least(1.1), quote=MULTI, basis="as Fig. 1: the test loss rises 10% above its start first")
+             expected=at_least(1.1), quote=MULTI, basis="as Fig. 1: the test loss rises 10% above its start first",
+             known_deviation=ex.known_deviation("fig14_rise", profile))
 claims.claim("fig14_generalise", ref="Fig. 14", quantity="max over K of final / initial test loss",
-             per_seed=s14.largest_final, expected=at_most(0.5), quote=MULTI, basis="generalises: the test loss halves")
+             per_seed=s14.largest_final, expected=at_most(0.5), quote=MULTI, basis="generalises: the test loss halves",
+             known_deviation=ex.known_deviation("fig14_generalise", profile))
 
 # %% [markdown]
 # ## Fig. 15 — Hermite targets
@@ -679,7 +725,8 @@ claims.claim("fig16_loss_dip_at_acc", ref="Fig. 16",
              per_seed=s2.loss_dip_over_acc, expected=between(2 / 3, 1.5),
              quote="the test loss only dips below this amount around 3-4k epochs, precisely when the network "
                    "generalizes in accuracy (App. 16)",
-             basis="'precisely when': within a factor 1.5 on the paper's log-epoch axis")
+             basis="'precisely when': within a factor 1.5 on the paper's log-epoch axis",
+             known_deviation=ex.known_deviation("fig16_loss_dip_at_acc", profile))
 
 # %% [markdown]
 # ## Figs. 17, 18 — "grokking" in accuracy is a threshold artefact
@@ -701,7 +748,8 @@ claims.claim("fig17_threshold", ref="Fig. 17",
              per_seed=s17.threshold_ratio, expected=at_least(10.0),
              quote="Grokking on this particular task depends on the choice of threshold ... the exact same network "
                    "run (Fig. 17 caption)",
-             basis="a striking threshold artefact: a decade apart on the paper's log-epoch axis")
+             basis="a striking threshold artefact: a decade apart on the paper's log-epoch axis",
+             known_deviation=ex.known_deviation("fig17_threshold", profile))
 claims.claim("fig18_tracks", ref="Fig. 18", quantity="largest test / train loss over the whole run",
              per_seed=s17.gap_whole_run, expected=at_most(10.0),
              quote="the train loss tracks the test loss throughout (Fig. 18 caption)",
@@ -721,9 +769,11 @@ s19 = ex.fig19_summary(r19)
 SIZE = ("moving left to right illustrates (1), how increasing data for a fixed task difficult j, suffices to allow "
         "the network to generalize, but moving top to bottom ... some tasks cannot be learned (Fig. 19 caption)")
 claims.claim("fig19_more_data", ref="Fig. 19", quantity=f"j = {s19.mid_j[0]}: final test loss decreases with P",
-             per_seed=s19.more_data_better, expected=is_true("decreasing in P"), quote=SIZE, basis="paper")
+             per_seed=s19.more_data_better, expected=is_true("decreasing in P"), quote=SIZE, basis="paper",
+             known_deviation=ex.known_deviation("fig19_more_data", profile))
 claims.claim("fig19_harder", ref="Fig. 19", quantity=f"P = {s19.smallest_P[0]}: final test loss increases with j",
-             per_seed=s19.harder_worse, expected=is_true("increasing in j"), quote=SIZE, basis="paper")
+             per_seed=s19.harder_worse, expected=is_true("increasing in j"), quote=SIZE, basis="paper",
+             known_deviation=ex.known_deviation("fig19_harder", profile))
 
 # %% [markdown]
 # ## Claims
