@@ -21,6 +21,7 @@ from companion.experiments.lazy_rich.measures import (
     split_seeds,
     transpose,
 )
+from companion.settings import unstated
 from companion.theory import lazy_rich as th
 from companion.train.fit import log_steps
 
@@ -59,7 +60,7 @@ class Sweep:
     values: tuple = ((1.0,),)  # one tuple of values of ``fields`` per run
     n_cka: int = 1000  # fresh test points for the initial kernel–target alignment (Fig. 3b)
     cka_seed: int = 12_345  # their seed (the same points for every run)
-    seeds: tuple = ()  # data seeds (weight seed = seed + 1), each running every value; () = base.seed
+    seeds: tuple = unstated(())  # data seeds (weight seed = seed + 1), each running every value; () = base.seed
 
 
 # Fig. 3a / 7: the authors' cell uses y = (β·x)² (no ½), ε = 0.25, D=100, P=450, N=500, η0 = 0.5
