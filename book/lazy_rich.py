@@ -21,10 +21,21 @@
 # is a network that first fits its training set *lazily*, like kernel regression with its initial
 # neural tangent kernel (NTK), and only later learns features (*rich* dynamics) that generalise.
 # Two knobs control the delay: the output scale $\alpha$ (laziness) and how well the initial NTK
-# is aligned with the task (set by $\varepsilon$ in their toy model). This chapter reproduces all 19
-# figures. The polynomial-regression figures run on an **exact closure** of gradient descent in
-# the sufficient statistics $(\bar w, M)$, which is cheap and independent of the width; the other
-# figures train the networks.
+# is aligned with the task (set by $\varepsilon$ in their toy model). This chapter re-draws the paper's
+# figures and checks each statement against runs over several seeds. The polynomial-regression
+# figures run on an **exact closure** of gradient descent in the sufficient statistics
+# $(\bar w, M)$, cheap and independent of the width; the other figures train the networks at
+# reduced size. What the cpu build shows (the claims table at the end has every number):
+#
+# - **reproduced** — Figs. 1a, 3b, 3e, 5, 7, 13a, 19 and the linear eigenvalue of App. 11;
+# - **partly** — Fig. 1 (the delay meets the chapter's criterion in one seed of three at D = 50),
+#   Fig. 2, Fig. 3a, Fig. 4 (in Fig. 1's setting; the authors' N = 2 cell shows no test-loss rise),
+#   Figs. 8, 9, 10 (the delay shrinks with λ, but there is no rise to remove), 11 (one seed of
+#   three), 12 (only panel c), 14, 16, 17;
+# - **not reproduced** — Fig. 6a (MNIST is replaced by scikit-learn's 8×8 digits: no copy of
+#   MNIST is available offline, and the digits generalise without delay), Fig. 6b, Fig. 15, Fig. 18,
+#   and the quadratic eigenvalue as printed in §5 (the kernel gives 2ε²/D², not 2ε/D²);
+# - **absent** — the schematics of Figs. 3c, d and Fig. 13c (the transformer's linearisation).
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | paper
@@ -35,7 +46,7 @@ seed = 0
 from IPython.display import Markdown, display
 
 from companion import profiles
-from companion.claims import Claims, at_least, at_most, greater_than, is_true, less_than
+from companion.claims import Claims, at_least, at_most, between, greater_than, is_true, less_than, never, within
 from companion.experiments import lazy_rich as ex
 from companion.figures import lazy_rich as pl
 
@@ -73,6 +84,14 @@ ex.departures_table(profile)
 # autograd.
 
 # %% [markdown]
+# **One criterion for grokking, throughout.** A run *groks* when its test loss halves at least
+# twice as late as its train loss, $t_{te}(\tfrac12)/t_{tr}(\tfrac12) \ge 2$ — a visible gap on the
+# paper's log-time axes — and it *generalises* when its test loss halves at all. A time that a run
+# never reaches is *not observed* (never ∞): a ratio built from it is not observed too, and fails
+# every claim except one that says the event never happens. Every claim from a trained run is
+# checked on every seed (held in k/n seeds in the table).
+
+# %% [markdown]
 # ## Fig. 1a — lazy and rich trajectories in weight space
 # The paper's schematic: a linearised network stays in the affine space
 # $S(X, w_0) = w_0 + \mathrm{span}\{\nabla_w f(x_\mu)\}$ and converges to the kernel solution
@@ -86,12 +105,17 @@ pl.fig1a(r1a)
 
 # %%
 s1a = ex.fig1a_summary(r1a)
-claims.check("fig1a_leaves_subspace", "Fig. 1a",
-             "the network leaves the linearised subspace S while the linearised model stays in it "
-             "(final distance from S / final displacement along w_lazy − w0 inside S)",
-             measured=s1a.network, expected=greater_than(0.3))
-claims.check("fig1a_lin_in_subspace", "Fig. 1a", "the linearised network stays in S (same ratio)",
-             measured=s1a.linearised, expected=less_than(1e-6))
+claims.claim("fig1a_leaves_subspace", ref="Fig. 1a",
+             quantity="network: final distance from S / final displacement inside S", measured=s1a.network,
+             expected=greater_than(0.3),
+             quote="S(X, w_0) is an affine subspace of parameter space reachable by models linearized around w_0 "
+                   "(Fig. 1a caption); the network's trajectory leaves it",
+             basis="leaving S means a distance from S comparable to the displacement inside it; 0.3 is a third",
+             one_value="an illustration of the schematic from one small run",
+             known_deviation=ex.known_deviation("fig1a_leaves_subspace", profile))
+claims.claim("fig1a_lin_in_subspace", ref="Fig. 1a", quantity="linearised: distance from S / displacement inside S",
+             measured=s1a.linearised, expected=less_than(1e-6), kind="consistency",
+             basis="identity: the linearised update lies in the span of the initial gradients (round-off only)")
 
 # %% [markdown]
 # ## Fig. 1b, c — grokking in the loss, weight norm and alignment
@@ -99,7 +123,8 @@ claims.check("fig1a_lin_in_subspace", "Fig. 1a", "the linearised network stays i
 # the train loss falls, tracking the linearised network; much later the test loss falls far
 # below the K0 kernel-regression line, while the weight norm *grows* and the NTK aligns with the
 # target. Curves for the first seed; claims over all seeds. The dotted curve is the
-# infinite-width closure.
+# infinite-width closure. The horizontal line is kernel regression with the *initial* NTK K0
+# (the legend's K0); the alignment curve is that of the current kernel $K_t$.
 
 # %%
 r1 = ex.run("fig1", profile, ctx.device, seed)
@@ -107,53 +132,91 @@ pl.fig1(r1)
 
 # %%
 s1 = ex.fig1_summary(r1)
-claims.check("fig1_linear_early", "Fig. 1b",
-             "the network tracks its linearisation early: test losses within 2% up to step 500 "
-             f"(worst of {s1.n_seeds} seeds: last step within 2%)", measured=s1.tracks_linear_until,
-             expected=at_least(500))
-claims.check("fig1_test_rises", "Fig. 1b", "the test loss rises (max test / initial, worst seed) ...",
-             measured=s1.rise, expected=at_least(1.10))
-claims.check("fig1_train_falls_at_peak", "Fig. 1b", "... while the train loss falls (train / initial at the test peak, worst seed)",
-             measured=s1.train_at_rise, expected=at_most(0.9))
-claims.check("fig1_delay_mean", "Fig. 1b", "the test loss halves ≥ 1.5× later than the train loss (mean over seeds)",
-             measured=s1.delay_ratio_mean, expected=at_least(1.5))
-claims.check("fig1_delay_all", "Fig. 1b", "every seed: test half-time ≥ 1.4× train half-time (worst seed)",
-             measured=s1.delay_ratio_worst, expected=at_least(1.4))
-claims.check("fig1_beats_k0", "Fig. 1b", "final test loss far below the K0 kernel-regression line (ratio, worst seed)",
-             measured=s1.final_over_k0, expected=at_most(0.2))
-claims.check("fig1_lin_fails", "Fig. 1b", "the linearised network does not generalise (final test / initial, best seed)",
-             measured=s1.linearised_final, expected=at_least(0.8))
-claims.check("fig1c_norm_grows", "Fig. 1c", "the weight norm increases (final / initial, worst seed)",
-             measured=s1.norm_growth, expected=at_least(2.0))
-claims.check("fig1c_alignment_grows", "Fig. 1c", "the NTK–target alignment increases (final / initial, worst seed)",
-             measured=s1.alignment_growth, expected=at_least(1.2))
+FIG1 = ("Green and blue loss curves in (b) correspond to sketched green and blue parameter dynamics in (a). "
+        "Horizontal line (black) in (b) is the mean-squared error of best kernel regression estimate with the NTK "
+        "at initialization (Fig. 1 caption)")
+claims.claim("fig1_linear_early", ref="Fig. 1b",
+             quantity="last step the test loss is within 2% of the linearised network's / t_tr(½)",
+             per_seed=s1.tracks_linear_until, expected=at_least(1.0), quote=FIG1,
+             basis="the network starts lazy: it should track its linearisation at least until the train loss halves",
+             known_deviation=ex.known_deviation("fig1_linear_early", profile))
+claims.claim("fig1_test_rises", ref="Fig. 1b", quantity="max test loss / initial test loss", per_seed=s1.rise,
+             expected=at_least(1.1),
+             quote="the initial peak in test error is associated with the model attempting to learn a linear "
+                   "function of the input (§5.3)",
+             basis="a peak is a rise above the start; 10% is well above the run's numerical noise",
+             known_deviation=ex.known_deviation("fig1_test_rises", profile))
+claims.claim("fig1_train_falls_at_peak", ref="Fig. 1b", quantity="train loss / initial at the test-loss peak",
+             per_seed=s1.train_at_rise, expected=at_most(0.9),
+             quote="the initial rise in test loss comes from the network putting power in the linear component "
+                   "from its initial NTK (Fig. 4 caption)",
+             basis="the rise happens while the train loss falls: at least 10% down at the peak",
+             known_deviation=ex.known_deviation("fig1_train_falls_at_peak", profile))
+claims.claim("fig1_delay", ref="Fig. 1b", quantity="t_te(½) / t_tr(½)", per_seed=s1.delay_ratio,
+             expected=at_least(ex.DELAYED), quote=FIG1 + "; grokking: delayed generalisation",
+             basis="the chapter's grokking criterion (test loss halves ≥ 2× later than train loss)",
+             known_deviation=ex.known_deviation("fig1_delay", profile))
+claims.claim("fig1_beats_k0", ref="Fig. 1b", quantity="final test loss / K0 kernel-regression test loss",
+             per_seed=s1.final_over_k0, expected=at_most(0.2), quote=FIG1,
+             basis="'far below' the K0 line: at least 5× lower",
+             known_deviation=ex.known_deviation("fig1_beats_k0", profile))
+claims.claim("fig1_lin_fails", ref="Fig. 1b", quantity="linearised network: final test / initial test",
+             per_seed=s1.linearised_final, expected=at_least(0.5),
+             quote="the α → ∞ limit gives poor final performance since it corresponds to regression with the "
+                   "initial (misaligned) NTK (§5.1)",
+             basis="does not generalise = its test loss never halves (the chapter's criterion)",
+             known_deviation=ex.known_deviation("fig1_lin_fails", profile))
+claims.claim("fig1c_norm_grows", ref="Fig. 1c", quantity="final / initial weight norm", per_seed=s1.norm_growth,
+             expected=at_least(1.1),
+             quote="The fact that parameter weight norm increases (dashed orange) cannot be explained by any existing "
+                   "theories of grokking (Fig. 1c caption)",
+             basis="an increase beyond noise: at least 10%",
+             known_deviation=ex.known_deviation("fig1c_norm_grows", profile))
+claims.claim("fig1c_alignment_grows", ref="Fig. 1c", quantity="final / initial NTK–target alignment",
+             per_seed=s1.alignment_growth, expected=at_least(1.1),
+             quote="Features get aligned (grey) in a way we make precise in Section 5 (Fig. 1c caption)",
+             basis="an increase beyond noise: at least 10%",
+             known_deviation=ex.known_deviation("fig1c_alignment_grows", profile))
 
 # %% [markdown]
 # ## Fig. 2 — modular addition without weight decay: the weight norm grows
 # App. 8.3: p = 23, one-hot inputs, a two-layer MLP with $x^2$ activation and output scale $s$
 # (applied twice in the authors' code, so $\alpha_{eff} = s^2$), MSE, plain GD, no weight decay.
 # Grokking happens while the weight norm *increases*, and the delay grows with $s$. Epochs are
-# reported in the paper's learning-rate units.
+# reported in the paper's learning-rate units; three initialisations, batched.
 
 # %%
 r2 = ex.run("fig2", profile, ctx.device, seed)
 s2 = ex.fig2_summary(r2)
-pl.fig2(r2, s2.shown)
+pl.fig2(r2, s2.shown[0])
 
 # %%
-claims.check("fig2_delay_s1", "Fig. 2a", "s = 1: test acc ≥ 0.9 comes ≥ 3000 epochs after train acc ≥ 0.99",
-             measured=s2.delay, expected=at_least(3000))
-claims.check("fig2_norm_grows", "Fig. 2a", "the weight norm grows during grokking (final / initial, s = 1)",
-             measured=s2.norm_growth, expected=at_least(2.0))
-claims.check("fig2c_scale_delays", "Fig. 2c", "the time to test acc 0.9 increases with the scale s",
-             measured=s2.delay_increases_with_scale, expected=is_true("increasing"))
+claims.claim("fig2_delay_s1", ref="Fig. 2a / App. 16",
+             quantity="s = 1: epoch test acc ≥ 0.9 / epoch train acc first perfect", per_seed=s2.delay_ratio,
+             expected=at_least(1.5),
+             quote="Train accuracy reaches perfect classification in 2k epochs ... the test loss only dips below "
+                   "this amount around 3-4k epochs, precisely when the network generalizes in accuracy (App. 16)",
+             basis="paper: generalisation at 3–4k epochs after perfect train accuracy at 2k, a ratio of 1.5–2",
+             known_deviation=ex.known_deviation("fig2_delay_s1", profile))
+claims.claim("fig2_norm_grows", ref="Fig. 2a", quantity="s = 1: final / initial ‖W1‖ + ‖W2‖",
+             per_seed=s2.norm_growth, expected=at_least(1.1),
+             quote="grokking on a modular arithmetic task that shows an increase in parameter weight norm during "
+                   "training (Fig. 2 caption)",
+             basis="an increase beyond noise: at least 10%",
+             known_deviation=ex.known_deviation("fig2_norm_grows", profile))
+claims.claim("fig2c_scale_delays", ref="Fig. 2c", quantity="epoch of test acc ≥ 0.9 increases with s",
+             per_seed=s2.delay_increases_with_scale, expected=is_true("increasing"),
+             quote="a sweep over the laziness parameter α ... showcasing how it can continuously control grokking "
+                   "(Fig. 2c caption)",
+             basis="control by laziness: a larger scale generalises later (every scale must generalise)",
+             known_deviation=ex.known_deviation("fig2c_scale_delays", profile))
 
 # %% [markdown]
 # ## Fig. 3a — laziness α controls the delay
-# The authors' cell: ε = 0.25, target $(\beta\cdot x)^2$ (no ½), η₀ = 0.5. Losses normalised by
-# their initial values. The caption says "the final test loss decreases with α"; the text and
-# the physics say the opposite (large α → the kernel limit, which generalises poorly), and so do
-# the numbers below.
+# The authors' cell: ε = 0.25, target $(\beta\cdot x)^2$ (no ½), η₀ = 0.5, α from 1/32 to 16.
+# Losses normalised by their initial values (first seed). The caption says "the final test loss
+# decreases with α"; §5.1 and the physics say the opposite (large α → the kernel limit, which
+# generalises poorly), and so do the numbers below.
 
 # %%
 r3a = ex.run("fig3a", profile, ctx.device, seed)
@@ -161,19 +224,33 @@ pl.fig3a(r3a)
 
 # %%
 s3a = ex.fig3a_summary(r3a)
-claims.check("fig3a_delay_alpha", "Fig. 3a", "the grokking delay t_te(½) − t_tr(½) grows monotonically with α",
-             measured=s3a.delay_increasing, expected=is_true("increasing"))
-claims.check("fig3a_final_alpha", "Fig. 3a (text)", "the final test loss grows with α (the caption's 'decreases' is a typo)",
-             measured=s3a.final_increasing, expected=is_true("increasing"))
-claims.check("fig3a_small_alpha", "Fig. 3a", "at the smallest α grokking (almost) vanishes: t_te(½)/t_tr(½)",
-             measured=s3a.smallest_alpha_ratio, expected=at_most(4.0))
+ALPHA = ("large α increases the timescale separation between the decrease in train loss and that of test loss, "
+         "while small α can eliminate grokking altogether ... the α → ∞ limit gives poor final performance since "
+         "it corresponds to regression with the initial (misaligned) NTK (§5.1)")
+claims.claim("fig3a_delay_alpha", ref="Fig. 3a", quantity="t_te(½) − t_tr(½) increases with α",
+             per_seed=s3a.delay_increasing, expected=is_true("increasing"), quote=ALPHA, basis="paper",
+             known_deviation=ex.known_deviation("fig3a_delay_alpha", profile))
+claims.claim("fig3a_final_alpha", ref="Fig. 3a / §5.1", quantity="final / initial test loss increases with α",
+             per_seed=s3a.final_increasing, expected=is_true("increasing"), quote=ALPHA, basis="paper",
+             known_deviation=ex.known_deviation("fig3a_final_alpha", profile))
+claims.claim("fig3a_small_alpha", ref="Fig. 3a", quantity=f"t_te(½) / t_tr(½) at α = {s3a.smallest_alpha[0]:g}",
+             per_seed=s3a.smallest_alpha_ratio, expected=less_than(ex.DELAYED),
+             quote="At small α, the grokking effect disappears as the generalizing features are extracted "
+                   "immediately (Fig. 3 caption)",
+             basis="disappears = below the chapter's grokking criterion (ratio 2)",
+             known_deviation=ex.known_deviation("fig3a_small_alpha", profile))
+claims.claim("fig3a_k0_limit", ref="§5.1", quantity="|log(final test / K0 test)| decreases with α over α ≥ 1",
+             per_seed=s3a.k0_gap_shrinks, expected=is_true("decreasing"), quote=ALPHA,
+             basis="the α → ∞ limit is K0 regression: the gap to it shrinks as α grows",
+             known_deviation=ex.known_deviation("fig3a_k0_limit", profile))
 
 # %% [markdown]
 # ## Fig. 3b — initial alignment ε controls the delay
-# No code survives for this panel; it is reconstructed as Fig. 1's setup with an ε sweep, run at
-# infinite width (the closure with $M_0 = I$). Larger ε puts more of the initial kernel's power
-# on the quadratic target (higher initial alignment): the delay shrinks, and the test-loss bump
-# disappears. The paper also says worse alignment ends at a *lower* final loss.
+# No code survives for this panel; it is reconstructed as Fig. 1's setup with an ε sweep at
+# infinite width (the closure with $M_0 = I$; every setting of this sweep is ours, see the
+# departures table). Larger ε puts more of the initial kernel's power on the quadratic target
+# (higher initial alignment): the delay shrinks. The paper also says worse alignment ends at a
+# *lower* final loss.
 
 # %%
 r3b = ex.run("fig3b", profile, ctx.device, seed)
@@ -181,61 +258,128 @@ pl.fig3b(r3b)
 
 # %%
 s3b = ex.fig3b_summary(r3b)
-claims.check("fig3b_cka_eps", "Fig. 3b", "initial kernel–target alignment increases with ε",
-             measured=s3b.alignment_increasing, expected=is_true("increasing"))
-claims.check("fig3b_delay_eps", "Fig. 3b", "higher initial alignment (larger ε) → shorter delay",
-             measured=s3b.delay_decreasing, expected=is_true("decreasing in ε"))
-claims.check("fig3b_final_eps", "Fig. 3b", "lower alignment ends at a lower final test loss (ε ≥ 0.1; smaller ε not converged)",
-             measured=s3b.final_nondecreasing, expected=is_true("non-decreasing in ε"))
+EPS = ("small ϵ networks have a longer time delay between training loss reduction and test loss reduction and "
+       "that large ϵ networks have a nearly immediate reduction in test loss. Interestingly, worse initial "
+       "alignment caused by smaller ϵ leads to lower final test loss (§5.2)")
+claims.claim("fig3b_cka_eps", ref="Fig. 3b", quantity="initial kernel–target alignment increases with ε",
+             per_seed=s3b.alignment_increasing, expected=is_true("increasing"), kind="consistency",
+             basis="follows from the kernel's form: ε² multiplies its quadratic (target) part")
+claims.claim("fig3b_delay_eps", ref="Fig. 3b", quantity="t_te(½) − t_tr(½) decreases with ε",
+             per_seed=s3b.delay_decreasing, expected=is_true("decreasing in ε"), quote=EPS, basis="paper",
+             known_deviation=ex.known_deviation("fig3b_delay_eps", profile))
+claims.claim("fig3b_final_eps", ref="Fig. 3b", quantity="final / initial test loss non-decreasing in ε (ε ≥ 0.1)",
+             per_seed=s3b.final_nondecreasing, expected=is_true("non-decreasing in ε"), quote=EPS,
+             basis="paper; smaller ε have not finished learning by the end of the run, so their final loss is not final",
+             known_deviation=ex.known_deviation("fig3b_final_eps", profile))
+
+# %% [markdown]
+# ## §5, App. 11 — the initial kernel's eigenvalues
+# At infinite width the initial NTK is $K(x,x') = x\cdot x' + \varepsilon^2(x\cdot x')^2$ (eq. 5 with
+# $\bar w = 0$, $M = I$). Over Gaussian data its eigenvalue on linear functions is $1/D$ and on
+# quadratic ones $2\varepsilon^2/D^2$; §5 prints the latter as $2\varepsilon D^{-2}$. Monte Carlo
+# Rayleigh quotients (4000 points, three samples) decide between the two.
+
+# %%
+sk = ex.kernel_spectrum()
+EIGQ = ("linear functions all have eigenvalue λ_lin = D^-1 while quadratic functions have eigenvalue "
+        "λ_quadr = 2ϵD^-2 (§5, App. 11)")
+claims.claim("app11_lambda_lin", ref="App. 11", quantity=f"λ_lin · D (Monte Carlo, D = {sk.D})",
+             per_seed=sk.lin_times_D, expected=within(1.0, 0.1), quote=EIGQ,
+             basis="paper (1/D), with 10% for the Monte Carlo error of 4000 points",
+             known_deviation=ex.known_deviation("app11_lambda_lin", profile))
+claims.claim("app11_lambda_quad_printed", ref="§5", quantity=f"λ_quad / (2ε/D²), the printed formula (ε = {sk.eps})",
+             per_seed=sk.quad_over_printed, expected=within(1.0, 0.1), quote=EIGQ,
+             basis="paper (2εD⁻²), with 10% for the Monte Carlo error",
+             known_deviation=ex.known_deviation("app11_lambda_quad_printed", profile))
+claims.claim("app11_lambda_quad", ref="App. 11", quantity="λ_quad / (2ε²/D²)", per_seed=sk.quad_over_eps2,
+             expected=within(1.0, 0.1), kind="consistency",
+             basis="theory against Monte Carlo: the ε² of eq. 5's quadratic part gives 2ε²/D² (10% Monte Carlo error)")
 
 # %% [markdown]
 # ## Fig. 3c, d — schematics
-# Panels (c)–(d) are drawings of parameter dynamics for several α and ε; Fig. 1a above draws
-# the same picture from an actual run.
+# Panels (c)–(d) are drawings of parameter dynamics for several α and ε; they are not re-drawn.
+# Fig. 1a above draws the same picture from an actual run.
 #
 # ## Fig. 3e — phase diagram of the time to grok
 # Time to grok = $\max(0, t_{te}(0.1) - t_{tr}(0.1))$ with the authors' *absolute* threshold 0.1
-# (runs that never reach it count 0), over α = 0.4i and ε = 0.02i, η₀ = 20.
+# (runs that never reach it count 0 — the authors' convention for the heat map), over α and ε
+# (the paper's grid is α = 0.4i, ε = 0.02i, i ≤ 14; the cpu profile takes 5 × 5 of it). Map of the
+# first seed.
 
 # %%
 r3e = ex.run("fig3e", profile, ctx.device, seed)
 s3e = ex.fig3e_summary(r3e)
-pl.fig3e(r3e, s3e.time_to_grok)
+pl.fig3e(r3e, s3e.time_to_grok[0])
 
 # %%
-claims.check("fig3e_alpha", "Fig. 3e", "time to grok increases with α at the smallest ε",
-             measured=s3e.increases_with_alpha, expected=is_true("increasing"))
-claims.check("fig3e_eps", "Fig. 3e", "for every α the most misaligned network (smallest ε) groks the longest",
-             measured=s3e.smallest_eps_longest, expected=is_true())
-claims.check("fig3e_corner", "Fig. 3e", "the maximum lies in the lazy (largest α), misaligned (smallest ε) corner",
-             measured=s3e.max_in_lazy_misaligned_corner, expected=is_true())
+PHASE = "lazy, misaligned networks grok the most intensely (Fig. 3e caption)"
+claims.claim("fig3e_alpha", ref="Fig. 3e", quantity="time to grok increases with α at the smallest ε",
+             per_seed=s3e.increases_with_alpha, expected=is_true("increasing"), quote=PHASE, basis="paper",
+             known_deviation=ex.known_deviation("fig3e_alpha", profile))
+claims.claim("fig3e_eps", ref="Fig. 3e", quantity="for every α, the smallest ε has the longest time to grok",
+             per_seed=s3e.smallest_eps_longest, expected=is_true(), quote=PHASE, basis="paper",
+             known_deviation=ex.known_deviation("fig3e_eps", profile))
+claims.claim("fig3e_corner", ref="Fig. 3e", quantity="the maximum lies at the largest α and smallest ε",
+             per_seed=s3e.max_in_lazy_misaligned_corner, expected=is_true(), quote=PHASE, basis="paper",
+             known_deviation=ex.known_deviation("fig3e_corner", profile))
 
 # %% [markdown]
 # ## Fig. 4 — the loss decomposition
-# The authors' Fig. 4 uses N = 2 and an uncentred loss, which diverges for most seeds; the
-# decomposition is therefore shown for the Fig. 1 run
-# (centred: $\Delta\bar w$, $\Delta M$). The early test-loss rise is power put in the *linear*
-# modes by the initial kernel; the misalignment term only falls later, when features align.
+# The authors' cell for Fig. 4 is a committee machine with **N = 2**, D = 40, P = 120, ε = 0.25,
+# η = 1 and the *uncentred* loss (none of these is stated in the paper; they are the authors'
+# code). It runs here as published, in float64, over five seeds, and a run that diverges stays
+# in the record as diverged (its values are not observed). The same decomposition of the Fig. 1
+# runs (centred) follows.
+
+# %%
+r10 = ex.run("fig10", profile, ctx.device, seed)
+s4n = ex.fig4_n2_summary(r10)
+pl.fig4(r10)
+
+# %%
+FIG4 = ("the initial peak in test error is associated with the model attempting to learn a linear function of the "
+        "input (orange curve) before later improving the alignment (dashed green loss falling at late time) and "
+        "reducing the scale of the linear component (dashed black) (§5.3)")
+claims.claim("fig4_n2_rise", ref="Fig. 4", quantity="N = 2: max test loss / initial", per_seed=s4n.rise,
+             expected=at_least(1.1), quote=FIG4, basis="a peak is a rise above the start; 10% is well above noise",
+             known_deviation=ex.known_deviation("fig4_n2_rise", profile))
+claims.claim("fig4_n2_linear_rises", ref="Fig. 4", quantity="N = 2: peak / initial power in linear modes",
+             per_seed=s4n.linear_rise, expected=at_least(1.1), quote=FIG4,
+             basis="the network puts power in the linear component: it grows beyond its initial value",
+             known_deviation=ex.known_deviation("fig4_n2_linear_rises", profile))
+claims.claim("fig4_n2_linear_gone", ref="Fig. 4", quantity="N = 2: final linear power / initial test loss",
+             per_seed=s4n.linear_final, expected=at_most(0.02), quote=FIG4,
+             basis="'reducing the scale of the linear component': to within 2% of the initial loss",
+             known_deviation=ex.known_deviation("fig4_n2_linear_gone", profile))
 
 # %%
 pl.fig4(r1)
 
 # %%
-s4 = ex.fig4_summary(r1, s1)
-claims.check("fig4_linear_peak", "Fig. 4", "power in linear modes rises early (peak / initial test loss, worst seed)",
-             measured=s4.linear_peak, expected=at_least(0.1))
-claims.check("fig4_peak_before_fit", "Fig. 4", "... peaking before the train loss halves (t_peak / t_tr(½), worst seed)",
-             measured=s4.peak_over_train_half_time, expected=less_than(1.0))
-claims.check("fig4_alignment_late", "Fig. 4", "misalignment is still ≥ 98% of its initial value at the linear peak (worst seed)",
-             measured=s4.misalignment_at_peak, expected=at_least(0.98))
-claims.check("fig4_linear_gone", "Fig. 4", "the linear power ends near zero (final / initial test loss, worst seed)",
-             measured=s4.linear_final, expected=at_most(0.02))
+s4 = ex.fig4_summary(r1)
+claims.claim("fig4_linear_peak", ref="Fig. 4 (Fig. 1 setting)", quantity="peak linear power / initial test loss",
+             per_seed=s4.linear_peak, expected=at_least(0.1), quote=FIG4,
+             basis="the linear power makes up a visible part (≥ 10%) of the test loss at its peak",
+             known_deviation=ex.known_deviation("fig4_linear_peak", profile))
+claims.claim("fig4_peak_before_fit", ref="Fig. 4 (Fig. 1 setting)", quantity="t(linear-power peak) / t_tr(½)",
+             per_seed=s4.peak_over_train_half_time, expected=less_than(1.0), quote=FIG4,
+             basis="the linear power peaks while the network is still fitting (before the train loss halves)",
+             known_deviation=ex.known_deviation("fig4_peak_before_fit", profile))
+claims.claim("fig4_alignment_late", ref="Fig. 4 (Fig. 1 setting)",
+             quantity="misalignment at the linear-power peak / initial", per_seed=s4.misalignment_at_peak,
+             expected=at_least(0.9), quote=FIG4,
+             basis="alignment improves only later: the misalignment has fallen by less than 10% at the peak",
+             known_deviation=ex.known_deviation("fig4_alignment_late", profile))
+claims.claim("fig4_linear_gone", ref="Fig. 4 (Fig. 1 setting)", quantity="final linear power / initial test loss",
+             per_seed=s4.linear_final, expected=at_most(0.02), quote=FIG4,
+             basis="'reducing the scale of the linear component': to within 2% of the initial loss",
+             known_deviation=ex.known_deviation("fig4_linear_gone", profile))
 
 # %% [markdown]
 # ## Fig. 5 — NTK-eigenvector labels
 # §6.1: Gaussian data, N = 2, labels = the j-th eigenvector of the initial NTK on all 2P points.
 # Top eigenvectors (high alignment) are learnt at once, mid-spectrum ones are grokked, tail ones
-# are not learnt at all.
+# are not learnt at all. Three data seeds, batched.
 
 # %%
 r5 = ex.run("fig5", profile, ctx.device, seed)
@@ -243,20 +387,33 @@ pl.fig5(r5)
 
 # %%
 s5 = ex.fig5_summary(r5)
-claims.check("fig5_top_no_delay", "Fig. 5a", "j = 1: train and test fall together (t_te(½)/t_tr(½))",
-             measured=s5.top_ratio, expected=at_most(2.0))
-claims.check("fig5_mid_groks", "Fig. 5b", f"j = {s5.mid_j}: delayed generalisation (t_te(½)/t_tr(½))",
-             measured=s5.mid_ratio, expected=at_least(5.0))
-claims.check("fig5_tail_fails", "Fig. 5c", f"j = {s5.tail_j}: no generalisation (final / initial test loss)",
-             measured=s5.tail_final, expected=at_least(1.0))
-claims.check("fig5_alignment", "Fig. 5", "initial alignment decreases with j",
-             measured=s5.alignment_decreasing, expected=is_true("decreasing"))
+EIG = ("If the network begins highly aligned as in (a), learning curves move together. If the network features are "
+       "poorly aligned at initialization, as in (c), the network cannot generalize. In the middle, as in (b), the "
+       "network groks (Fig. 5 caption)")
+claims.claim("fig5_top_no_delay", ref="Fig. 5a", quantity="top eigenvector (j = 1): t_te(½) / t_tr(½)",
+             per_seed=s5.top_ratio, expected=less_than(ex.DELAYED), quote=EIG,
+             basis="move together = below the chapter's grokking criterion (ratio 2)",
+             known_deviation=ex.known_deviation("fig5_top_no_delay", profile))
+claims.claim("fig5_mid_groks", ref="Fig. 5b", quantity=f"j = {s5.mid_j[0]}: t_te(½) / t_tr(½)", per_seed=s5.mid_ratio,
+             expected=at_least(ex.DELAYED), quote=EIG, basis="the chapter's grokking criterion",
+             known_deviation=ex.known_deviation("fig5_mid_groks", profile))
+claims.claim("fig5_tail_fits", ref="Fig. 5c", quantity=f"j = {s5.tail_j[0]}: final / initial train loss",
+             per_seed=s5.tail_train_final, expected=at_most(0.01), quote=EIG,
+             basis="the run has fitted its train set (≤ 1% of the start), so its test loss is read after training",
+             known_deviation=ex.known_deviation("fig5_tail_fits", profile))
+claims.claim("fig5_tail_fails", ref="Fig. 5c", quantity=f"j = {s5.tail_j[0]}: time the test loss halves",
+             per_seed=s5.tail_test_half, expected=never(), quote=EIG,
+             basis="cannot generalise = the test loss never halves in the run",
+             known_deviation=ex.known_deviation("fig5_tail_fails", profile))
+claims.claim("fig5_alignment", ref="Fig. 5", quantity="initial kernel–label alignment decreases with j",
+             per_seed=s5.alignment_decreasing, expected=is_true("decreasing"), kind="consistency",
+             basis="holds by construction: the alignment of the j-th eigenvector is its eigenvalue's share")
 
 # %% [markdown]
-# ## Fig. 6a — MNIST-style digits, α sweep
+# ## Fig. 6a — digits, α sweep
 # The Omnigrok MNIST protocol (1000 training images, large initialisation, AdamW) with the output
-# scaled by α and centred. No download is possible in this build, so unless MNIST IDX files are
-# given the run uses the data set named below.
+# scaled by α and centred. MNIST cannot be downloaded in this build and no installed package ships
+# it, so the run uses the data set named below; one run per α.
 
 # %%
 r6a = ex.run("fig6a", profile, ctx.device, seed)
@@ -265,23 +422,42 @@ pl.fig6a(r6a)
 
 # %%
 s6a = ex.fig6a_summary(r6a)
-claims.check("fig6a_large_alpha_groks", "Fig. 6a", "at the largest α test acc 0.9 comes ≥ 10× later than train acc 0.9",
-             measured=s6a.delay_ratio, expected=at_least(10.0),
-             known_deviation=None if s6a.is_mnist else
-             "8×8 digits are easy for the initial kernel: lazy and rich runs generalise together (ratio above)")
+MNIST = ("Continuously controlling grokking on MNIST by only varying laziness, α, including making it vanish by "
+         "encouraging fast feature learning at α = 0.0001 (Fig. 6a caption)")
+claims.claim("fig6a_large_alpha_groks", ref="Fig. 6a",
+             quantity="largest α: step test acc ≥ 0.9 / step train acc ≥ 0.9", measured=s6a.delay_ratio,
+             expected=at_least(ex.DELAYED), quote=MNIST, basis="the chapter's grokking criterion, on accuracy",
+             one_value="one run per α (the digits trainer has no seed axis yet)",
+             known_deviation=None if s6a.is_mnist else ex.known_deviation("fig6a_large_alpha_groks", profile))
+claims.claim("fig6a_lazy_kernel_easy", ref="Fig. 6a (our reason)",
+             quantity="largest α: test accuracy when train accuracy first reaches 0.9", measured=s6a.lazy_test_at_fit,
+             expected=at_least(0.8), kind="consistency",
+             basis="the measured reason for the deviation: the lazy network already generalises while it fits "
+                   "(≥ 0.8 when train accuracy reaches 0.9), so there is no delay to remove")
 
 # %% [markdown]
 # ## Fig. 6b — one-layer transformer, α sweep
 # Nanda et al.'s transformer on modular addition with centred logits scaled by α and AdamW with
-# lr ∝ 1/α². Smaller α → the delay between fitting and generalising shrinks.
+# lr ∝ 1/α². Smaller α → the delay between fitting and generalising shrinks. One run per α.
 
 # %%
 r6b = ex.run("fig6b", profile, ctx.device, seed)
 pl.fig6b(r6b)
 
 # %%
-claims.check("fig6b_alpha_delay", "Fig. 6b", "the delay t_te(0.1) − t_tr(0.1) grows with α (∞ = not generalised in the run)",
-             measured=ex.fig6b_delay_grows(r6b), expected=is_true("increasing"))
+s6b = ex.fig6b_summary(r6b)
+TRANSFORMER = ("Continuously controlling grokking on a one-layer Transformer from Nanda et al. (2023) using the scale "
+               "parameter α. Note how grokking has vanished for α = 0.15 (Fig. 6b caption)")
+claims.claim("fig6b_alpha_delay", ref="Fig. 6b", quantity="t_te(0.1) / t_tr(0.1) increases with α",
+             measured=s6b.increasing, expected=is_true("increasing"), quote=TRANSFORMER,
+             basis="control by laziness: the delay ratio grows with α (every α must generalise)",
+             one_value="one run per α (the transformer runs are not batched over seeds)",
+             known_deviation=ex.known_deviation("fig6b_alpha_delay", profile))
+claims.claim("fig6b_small_alpha", ref="Fig. 6b", quantity=f"α = {s6b.alphas[0]}: t_te(0.1) / t_tr(0.1)",
+             measured=s6b.smallest_alpha_ratio, expected=less_than(ex.DELAYED), quote=TRANSFORMER,
+             basis="vanished = below the chapter's grokking criterion (ratio 2)",
+             one_value="one run per α (the transformer runs are not batched over seeds)",
+             known_deviation=ex.known_deviation("fig6b_small_alpha", profile))
 
 # %% [markdown]
 # ## Fig. 7 — σ²α, not the weight norm alone, sets the laziness
@@ -295,19 +471,33 @@ pl.fig7(r3a, r7b, r7c)
 
 # %%
 s7 = ex.fig7_summary(r3a, r7b, r7c)
-claims.check("fig7_sigma_alpha_rel", "Fig. 7d", "equal σ²α → equal relative weight change (max deviation over matched pairs)",
-             measured=s7.sigma_alpha_rel_dev, expected=at_most(0.05))
-claims.check("fig7_joint_rel", "Fig. 7c", "α = 1/σ² keeps the relative change fixed (max/min over σ)",
-             measured=s7.joint_rel_spread, expected=at_most(1.05))
-claims.check("fig7_joint_final", "Fig. 7c", "... and the final test loss (max/min over σ)",
-             measured=s7.joint_final_spread, expected=at_most(1.25))
-claims.check("fig7_rel_monotone", "Fig. 7d", "relative change decreases with σ²α",
-             measured=s7.rel_decreasing, expected=is_true("decreasing"))
+SIGMA = ("approximate preservation of the feature learning can be achieved by choosing α ∼ σ^-2. (d)-(f) The "
+         "relative parameter change |w − w_0|/|w_0| and final test loss is controlled through the quantity σ²α "
+         "(Fig. 7 caption)")
+claims.claim("fig7_sigma_alpha_rel", ref="Fig. 7d",
+             quantity="max |rel. change(σ sweep) / rel. change(α sweep) − 1| at equal σ²α",
+             per_seed=s7.sigma_alpha_rel_dev, expected=at_most(0.05), quote=SIGMA,
+             basis="'controlled through σ²α': runs of equal σ²α agree to within 5%",
+             known_deviation=ex.known_deviation("fig7_sigma_alpha_rel", profile))
+claims.claim("fig7_joint_rel", ref="Fig. 7c", quantity="α = 1/σ²: max / min relative change over σ",
+             per_seed=s7.joint_rel_spread, expected=at_most(1.05), quote=SIGMA,
+             basis="'approximate preservation': within 5%",
+             known_deviation=ex.known_deviation("fig7_joint_rel", profile))
+claims.claim("fig7_joint_final", ref="Fig. 7c", quantity="α = 1/σ²: max / min final test loss over σ",
+             per_seed=s7.joint_final_spread, expected=at_most(1.25), quote=SIGMA,
+             basis="'approximate preservation' of the final loss, which varies over orders of magnitude with σ²α: "
+                   "within 25%",
+             known_deviation=ex.known_deviation("fig7_joint_final", profile))
+claims.claim("fig7_rel_monotone", ref="Fig. 7d", quantity="relative change decreases with σ²α",
+             per_seed=s7.rel_decreasing, expected=is_true("decreasing"), quote=SIGMA,
+             basis="a lazier network (larger σ²α) moves its weights less",
+             known_deviation=ex.known_deviation("fig7_rel_monotone", profile))
 
 # %% [markdown]
 # ## Fig. 8 — student–teacher (Omnigrok), α sweep
 # App. 8.3.1: Liu et al.'s student–teacher task (tanh MLPs, student init × 2, AdamW), output ×
 # scale; "accuracy" = fraction of samples with MSE < 10⁻³. Scale 1 is Liu et al.'s experiment.
+# Three teacher/student/data seeds, batched with the scales.
 
 # %%
 r8 = ex.run("fig8", profile, ctx.device, seed)
@@ -315,16 +505,26 @@ pl.fig8(r8)
 
 # %%
 s8 = ex.fig8_summary(r8)
-claims.check("fig8_final_acc", "Fig. 8", "final test accuracy decreases with the scale", measured=s8.final_acc_decreasing,
-             expected=is_true("decreasing"))
-claims.check("fig8_delay", "Fig. 8", "grokking shrinks as α → 0: t_te(acc 0.5) − t_tr(acc 0.9) grows with the scale",
-             measured=s8.delay_increasing, expected=is_true("increasing"))
+ST = ("by tuning our scaling parameter to be smaller α → 0, we can make that induced grokking vanish ... and in "
+      "fact, we can even make grokking more pronounced by increasing it (Fig. 8 caption)")
+claims.claim("fig8_final_acc", ref="Fig. 8", quantity="final test accuracy decreases with the scale",
+             per_seed=s8.final_acc_decreasing, expected=is_true("decreasing"), quote=ST,
+             basis="a lazier student learns fewer features in the same budget",
+             known_deviation=ex.known_deviation("fig8_final_acc", profile))
+claims.claim("fig8_liu_groks", ref="Fig. 8", quantity="scale 1: t_te(acc 0.5) / t_tr(acc 0.9)",
+             per_seed=s8.liu_ratio, expected=at_least(ex.DELAYED), quote=ST,
+             basis="the chapter's grokking criterion, on accuracy",
+             known_deviation=ex.known_deviation("fig8_liu_groks", profile))
+claims.claim("fig8_small_vanishes", ref="Fig. 8", quantity=f"scale {s8.scales[0][0]}: t_te(acc 0.5) / t_tr(acc 0.9)",
+             per_seed=s8.smallest_ratio, expected=less_than(ex.DELAYED), quote=ST,
+             basis="vanish = below the chapter's grokking criterion",
+             known_deviation=ex.known_deviation("fig8_small_vanishes", profile))
 
 # %% [markdown]
 # ## Fig. 9 — a "goldilocks" dataset size
-# App. 8.3.2 (authors' cell: D = 40, N = 100, ε = 0.5, η₀ = 0.5): too little data cannot
-# generalise, enough data generalises at once, and in between the network groks. P = 300 is added
-# as the nearest size that groks (see the claims).
+# App. 8.3.2, P ∈ {50, 120, 500} (the authors' cell: D = 40, N = 100, ε = 0.5, η₀ = 0.5): too
+# little data cannot generalise, enough data generalises at once, and in between the network
+# groks. The criterion is the chapter's (stated above, before measuring).
 
 # %%
 r9 = ex.run("fig9", profile, ctx.device, seed)
@@ -332,42 +532,64 @@ pl.fig9(r9)
 
 # %%
 s9 = ex.fig9_summary(r9)
-claims.check("fig9_small_fails", "Fig. 9a", f"P = {s9.small_P}: no generalisation (final / initial test)",
-             measured=s9.small_final, expected=at_least(0.5))
-claims.check("fig9_p120_groks", "Fig. 9b", f"P = {s9.published_P} (published) groks: test falls below 0.1× initial",
-             measured=s9.published_final, expected=at_most(0.1),
-             known_deviation="the published P stalls (final test / initial as measured)")
-claims.check("fig9_p300_groks", "Fig. 9b", f"P = {s9.grokking_P} (nearest that groks): delayed fall, t_te(½)/t_tr(½) ≥ 1.5 ...",
-             measured=s9.grokking_delay_ratio, expected=at_least(1.5))
-claims.check("fig9_p300_generalises", "Fig. 9b", f"... and generalises (P = {s9.grokking_P}, final / initial test)",
-             measured=s9.grokking_final, expected=at_most(0.1))
-claims.check("fig9_large_best", "Fig. 9c", f"P = {s9.largest_P} generalises best",
-             measured=s9.largest_best, expected=is_true())
+GOLD = ("Here we see the three regimes of train set size: too little (a, d), just right (b, e), and too much (c, f) "
+        "... failure to generalize (a) comes from power in linear modes ... grokking comes from a rise then fall in "
+        "power in linear modes (b) (App. 8.3.2, Fig. 9 caption)")
+claims.claim("fig9_small_fails", ref="Fig. 9a", quantity=f"P = {s9.sizes[0][0]}: time the test loss halves",
+             per_seed=s9.small_test_half, expected=never(), quote=GOLD,
+             basis="failure to generalise = the test loss never halves in the run",
+             known_deviation=ex.known_deviation("fig9_small_fails", profile))
+claims.claim("fig9a_worse_than_random", ref="Fig. 9a", quantity=f"P = {s9.sizes[0][0]}: final / initial test loss",
+             per_seed=s9.small_final, expected=greater_than(1.0),
+             quote="This attempted (approximate) kernel method helps us interpolate the train set, but leads to worse "
+                   "than random behavior (App. 8.3.2)",
+             basis="worse than the initial (random) network: the final test loss above the initial one",
+             known_deviation=ex.known_deviation("fig9a_worse_than_random", profile))
+claims.claim("fig9_mid_groks", ref="Fig. 9b", quantity=f"P = {s9.sizes[0][1]}: t_te(½) / t_tr(½)",
+             per_seed=s9.mid_ratio, expected=at_least(ex.DELAYED), quote=GOLD, basis="the chapter's grokking criterion",
+             known_deviation=ex.known_deviation("fig9_mid_groks", profile))
+claims.claim("fig9_mid_linear", ref="Fig. 9e", quantity=f"P = {s9.sizes[0][1]}: peak / final power in linear modes",
+             per_seed=s9.mid_linear_rise_fall, expected=at_least(10.0), quote=GOLD,
+             basis="'a rise then fall': the final linear power at least 10× below its peak",
+             known_deviation=ex.known_deviation("fig9_mid_linear", profile))
+claims.claim("fig9_large_no_delay", ref="Fig. 9c", quantity=f"P = {s9.sizes[0][-1]}: t_te(½) / t_tr(½)",
+             per_seed=s9.large_ratio, expected=less_than(ex.DELAYED), quote=GOLD,
+             basis="too much data for grokking: below the chapter's grokking criterion",
+             known_deviation=ex.known_deviation("fig9_large_no_delay", profile))
+claims.claim("fig9_large_best", ref="Fig. 9c", quantity=f"P = {s9.sizes[0][-1]} ends at the lowest test loss",
+             per_seed=s9.large_best, expected=is_true(), quote=GOLD,
+             basis="more data, better generalisation ('full generalization' in (c))",
+             known_deviation=ex.known_deviation("fig9_large_best", profile))
 
 # %% [markdown]
 # ## Fig. 10 — starting partly at the solution removes the test-loss rise
-# App. 8.3.3: $W_0 \leftarrow (1-\lambda)W_0 + \lambda\,W_{sol}$ with $W_{sol}$ the analytic solution
-# ($\pm\beta/\sqrt{\alpha\varepsilon}$ on alternate neurons). The published N = 2 setting diverges
-# for most seeds; the Fig. 1 setting (uncentred) is used instead.
+# App. 8.3.3 in the authors' N = 2 setting (Fig. 4 above): $W_0 \leftarrow (1-\lambda)W_0 + \lambda W_{sol}$
+# with $W_{sol} = \pm\beta/\sqrt{\alpha\varepsilon}$ on the two neurons, five seeds. First seed shown.
 
 # %%
-r10 = ex.run("fig10", profile, ctx.device, seed)
 pl.fig10(r10)
 
 # %%
 s10 = ex.fig10_summary(r10)
-claims.check("fig10_bump_shrinks", "Fig. 10", "the test-loss rise shrinks as λ grows", measured=s10.rise_decreasing,
-             expected=is_true("decreasing"))
-claims.check("fig10_small_lambda", "Fig. 10", "'even a small' component (λ = 0.2) removes the rise (max test / initial)",
-             measured=s10.small_lam_rise, expected=at_most(1.05),
-             known_deviation="in the robust N = 150 setting the rise needs λ ≳ 0.75 to vanish")
-claims.check("fig10_large_lambda", "Fig. 10", "λ = 0.95: no rise (max test / initial)", measured=s10.largest_lam_rise,
-             expected=at_most(1.01))
+SOL = ("increasing alignment by even a little bit makes dramatic grokking (increase in test loss alongside an initial "
+       "decrease in test loss) vanish (App. 8.3.3)")
+claims.claim("fig10_rise_at_zero", ref="Fig. 10", quantity="λ = 0: max test loss / initial",
+             per_seed=s10.zero_lam_rise, expected=at_least(1.1), quote=SOL,
+             basis="the rise that the solution component removes: 10% above the start",
+             known_deviation=ex.known_deviation("fig10_rise_at_zero", profile))
+claims.claim("fig10_delay_shrinks", ref="Fig. 10", quantity="t_te(½) / t_tr(½) decreases with λ (λ ≥ 0.2)",
+             per_seed=s10.delay_decreasing, expected=is_true("decreasing"), quote=SOL,
+             basis="more alignment at the start, less delay ('evidence that initial NTK alignment controls ...')",
+             known_deviation=ex.known_deviation("fig10_delay_shrinks", profile))
+claims.claim("fig10_small_lambda", ref="Fig. 10", quantity=f"λ = {ex.SMALL_LAM}: t_te(½) / t_tr(½)",
+             per_seed=s10.small_lam_ratio, expected=less_than(ex.DELAYED), quote=SOL,
+             basis="'even a little bit' makes grokking vanish: below the chapter's grokking criterion",
+             known_deviation=ex.known_deviation("fig10_small_lambda", profile))
 
 # %% [markdown]
 # ## Fig. 11 — the same mechanism with trained readouts
 # App. 12: N = 2 with trained readouts $a_i$; the eq. 6 terms use $\bar w = \sum a_iw_i/N$,
-# $M = \sum a_iw_iw_i^\top/N$.
+# $M = \sum a_iw_iw_i^\top/N$. Three seeds, batched.
 
 # %%
 r11 = ex.run("fig11", profile, ctx.device, seed)
@@ -375,19 +597,27 @@ pl.fig11(r11)
 
 # %%
 s11 = ex.fig11_summary(r11)
-claims.check("fig11_linear_rise_fall", "Fig. 11", "power in linear modes rises then falls (peak / final)",
-             measured=s11.linear_peak_over_final, expected=at_least(10.0))
-claims.check("fig11_alignment_late", "Fig. 11", "misalignment is still ≥ 98% of its initial value at the linear-power peak",
-             measured=s11.misalignment_at_peak, expected=at_least(0.98))
-claims.check("fig11_test_rises", "Fig. 11", "the test loss rises while the train loss falls (test at the peak / its earlier minimum)",
-             measured=s11.test_rise, expected=at_least(1.2))
-claims.check("fig11_generalises", "Fig. 11", "the readout network generalises (final / initial population test loss)",
-             measured=s11.final, expected=at_most(0.1))
+READ = "Grokking decomposition for an ordinary 2-layer MLP ... The same mechanism holds as posited (Fig. 11 caption)"
+claims.claim("fig11_linear_rise_fall", ref="Fig. 11", quantity="peak / final power in linear modes",
+             per_seed=s11.linear_peak_over_final, expected=at_least(10.0), quote=READ,
+             basis="as Fig. 4: the linear power rises, then falls at least 10× below its peak",
+             known_deviation=ex.known_deviation("fig11_linear_rise_fall", profile))
+claims.claim("fig11_alignment_late", ref="Fig. 11", quantity="misalignment at the linear-power peak / initial",
+             per_seed=s11.misalignment_at_peak, expected=at_least(0.9), quote=READ,
+             basis="as Fig. 4: alignment improves only later (less than 10% gone at the peak)",
+             known_deviation=ex.known_deviation("fig11_alignment_late", profile))
+claims.claim("fig11_test_rises", ref="Fig. 11", quantity="test loss at the peak / its earlier minimum",
+             per_seed=s11.test_rise, expected=at_least(1.1), quote=READ,
+             basis="as Fig. 4: a rise of 10% above noise",
+             known_deviation=ex.known_deviation("fig11_test_rises", profile))
+claims.claim("fig11_generalises", ref="Fig. 11", quantity="final / initial population test loss",
+             per_seed=s11.final, expected=at_most(0.5), quote=READ, basis="generalises: the test loss halves",
+             known_deviation=ex.known_deviation("fig11_generalises", profile))
 
 # %% [markdown]
 # ## Fig. 12 — weight decay versus laziness (transformer)
 # App. 13: (a) α = 0.5, wd = 1 groks late; (b) wd = 5 removes the delay; (c) α = 1.4 with wd = 5
-# restores it.
+# restores it. Compared as $t_{te}/t_{tr}$ (absolute delays grow with α simply because lr ∝ 1/α²).
 
 # %%
 r12 = ex.run("fig12", profile, ctx.device, seed)
@@ -395,16 +625,25 @@ pl.fig12(r12)
 
 # %%
 s12 = ex.fig12_summary(r12)
-claims.check("fig12_wd_removes", "Fig. 12b", "more weight decay removes (here: shortens) the delay: delay(a) / delay(b), ∞ = (a) not generalised in the run",
-             measured=s12.wd_shortens, expected=at_least(3.0))
-claims.check("fig12_alpha_restores", "Fig. 12c", "a larger α brings it back: delay(c) / delay(b) (qualitative in the paper)",
-             measured=s12.alpha_restores, expected=at_least(2.0))
+WD = ("(a) Start with large grokking time delay with α = 0.5, wd = 1. (b) Increasing weight decay to wd = 5 (keep "
+      "α = 0.5) makes grokking vanish ... (c) Then commensurately increasing laziness to α = 1.4 (keep wd = 5) "
+      "recovers grokking (Fig. 12 caption)")
+ONE12 = "one run per panel (the transformer runs are not batched over seeds)"
+claims.claim("fig12a_groks", ref="Fig. 12a", quantity="(a): t_te(0.1) / t_tr(0.1)", measured=s12.a,
+             expected=at_least(ex.DELAYED), quote=WD, basis="the chapter's grokking criterion", one_value=ONE12,
+             known_deviation=ex.known_deviation("fig12a_groks", profile))
+claims.claim("fig12b_wd_removes", ref="Fig. 12b", quantity="(b): t_te(0.1) / t_tr(0.1)", measured=s12.b,
+             expected=less_than(ex.DELAYED), quote=WD, basis="vanish = below the chapter's grokking criterion",
+             one_value=ONE12, known_deviation=ex.known_deviation("fig12b_wd_removes", profile))
+claims.claim("fig12c_alpha_restores", ref="Fig. 12c", quantity="(c): t_te(0.1) / t_tr(0.1)", measured=s12.c,
+             expected=at_least(ex.DELAYED), quote=WD, basis="recovers = meets the chapter's grokking criterion again",
+             one_value=ONE12, known_deviation=ex.known_deviation("fig12c_alpha_restores", profile))
 
 # %% [markdown]
 # ## Fig. 13 — momentum and Adam
-# App. 14: (a) Fig. 1 with heavy-ball momentum 0.95, network and linearised network; (b) a
-# student–teacher network trained with AdamW and its linearisation trained the same way. (The
-# transformer panel (c) needs a GPU and is not run here.)
+# App. 14: (a) Fig. 1 with heavy-ball momentum 0.95, network and linearised network (three
+# seeds); (b) a student–teacher network trained with AdamW and its linearisation trained the
+# same way (one run). Panel (c), the transformer's linearisation, is not run.
 
 # %%
 r13a = ex.run("fig13a", profile, ctx.device, seed)
@@ -413,20 +652,28 @@ pl.fig13(r13a, r13b)
 
 # %%
 s13a = ex.fig13a_summary(r13a)
-claims.check("fig13a_bump", "Fig. 13a", "with momentum the test loss still rises first (max / initial)",
-             measured=s13a.rise, expected=at_least(1.1))
-claims.check("fig13a_net", "Fig. 13a", "the network generalises (final / initial test)", measured=s13a.final,
-             expected=at_most(0.05))
-claims.check("fig13a_lin", "Fig. 13a", "the linearised network does not (final / initial test)",
-             measured=s13a.linearised_final, expected=at_least(0.6))
-
-claims.check("fig13b_lin_early", "Fig. 13b", "with AdamW the linearised student tracks the network early (last step with test losses within 5%)",
-             measured=ex.fig13b_tracking(r13b), expected=at_least(30))
+MOM = "Learning curves for grokking with momentum and adaptive optimizers (Fig. 13 caption)"
+claims.claim("fig13a_bump", ref="Fig. 13a", quantity="max / initial test loss", per_seed=s13a.rise,
+             expected=at_least(1.1), quote=MOM, basis="the Fig. 1 rise (10% above the start) persists",
+             known_deviation=ex.known_deviation("fig13a_bump", profile))
+claims.claim("fig13a_net", ref="Fig. 13a", quantity="final / initial test loss", per_seed=s13a.final,
+             expected=at_most(0.5), quote=MOM, basis="generalises: the test loss halves",
+             known_deviation=ex.known_deviation("fig13a_net", profile))
+claims.claim("fig13a_lin", ref="Fig. 13a", quantity="linearised: final test / initial", per_seed=s13a.linearised_final,
+             expected=at_least(0.5), quote=MOM, basis="the linearised network does not generalise: it never halves",
+             known_deviation=ex.known_deviation("fig13a_lin", profile))
+claims.claim("fig13b_lin_early", ref="Fig. 13b",
+             quantity="last step the linearised student's test loss is within 5% of the network's",
+             measured=ex.fig13b_tracking(r13b), expected=at_least(30), quote=MOM,
+             basis="lazy at first under AdamW: the two agree for at least the first 30 steps",
+             one_value="one run (the linearised AdamW trainer has no seed axis yet)",
+             known_deviation=ex.known_deviation("fig13b_lin_early", profile))
 
 # %% [markdown]
 # ## Fig. 14 — multi-index targets
 # App. 15.1 (its printed target "β₁·x + β₂·x" is linear, a typo; the caption is a copy of
 # Fig. 15's): $y = \tfrac12\sum_{k\le K}(\beta_k\cdot x)^2$, K = 1, 2, 3, same quadratic network.
+# The paper gives no sizes: ours are in the departures table.
 
 # %%
 r14 = ex.run("fig14", profile, ctx.device, seed)
@@ -434,40 +681,58 @@ pl.fig14(r14)
 
 # %%
 s14 = ex.fig14_summary(r14)
-claims.check("fig14_rise", "Fig. 14", "every K: the test loss rises first (min over K of max / initial)",
-             measured=s14.smallest_rise, expected=at_least(1.1))
-claims.check("fig14_generalise", "Fig. 14", "every K generalises (max over K of final / initial)",
-             measured=s14.largest_final, expected=at_most(0.05))
+MULTI = "Grokking in our set-up persists when the target function is a higher-degree polynomial (Fig. 14 caption)"
+claims.claim("fig14_rise", ref="Fig. 14", quantity="min over K of max / initial test loss", per_seed=s14.smallest_rise,
+             expected=at_least(1.1), quote=MULTI, basis="as Fig. 1: the test loss rises 10% above its start first",
+             known_deviation=ex.known_deviation("fig14_rise", profile))
+claims.claim("fig14_generalise", ref="Fig. 14", quantity="max over K of final / initial test loss",
+             per_seed=s14.largest_final, expected=at_most(0.5), quote=MULTI, basis="generalises: the test loss halves",
+             known_deviation=ex.known_deviation("fig14_generalise", profile))
 
 # %% [markdown]
 # ## Fig. 15 — Hermite targets
 # App. 15.2: target $He_k(\beta\cdot x)$ and $\phi(z) = z + \frac{\varepsilon}{2}He_k(z)$. The paper
-# gives no sizes; ours are in the departures table (k = 3).
+# gives no sizes; ours are in the departures table (k = 3). Three seeds.
 
 # %%
 r15 = ex.run("fig15", profile, ctx.device, seed)
 pl.fig15(r15)
 
 # %%
-claims.check("fig15_groks", "Fig. 15", "Hermite target: the network generalises after fitting (final / initial test loss)",
-             measured=ex.fig15_final(r15), expected=at_most(0.1),
-             known_deviation="no size is given in the paper; none tried here groks")
+s15 = ex.fig15_summary(r15)
+HERM = ("Grokking when learning the Hermite polynomials of varying degree ... generalization delayed (grokking) by "
+        "several thousand epochs (Fig. 15 caption)")
+claims.claim("fig15_groks", ref="Fig. 15", quantity="He₃ target: t_te(½) / t_tr(½)", per_seed=s15.ratio,
+             expected=at_least(ex.DELAYED), quote=HERM, basis="the chapter's grokking criterion",
+             known_deviation=ex.known_deviation("fig15_groks", profile))
 
 # %% [markdown]
 # ## Fig. 16 — accuracy and loss of the same run
 # App. 16: the Fig. 2 run (s = 1) seen in accuracy and in loss.
 
 # %%
-pl.fig16(r2, s2.shown)
+pl.fig16(r2, s2.shown[0])
 
 # %%
-claims.check("fig16_loss_moves", "Fig. 16", "test MSE does not fall (≥ 0.95× initial) before train acc reaches 0.9",
-             measured=s2.loss_before_fit, expected=at_least(0.95))
+claims.claim("fig16_loss_moves", ref="Fig. 16", quantity="min test MSE before train acc is perfect / initial",
+             per_seed=s2.loss_before_fit, expected=at_most(0.95),
+             quote="Test accuracy is flat early in training, but test loss moves ... during memorization, test loss "
+                   "decreases (App. 16)",
+             basis="'moves': a fall of at least 5% below the start",
+             known_deviation=ex.known_deviation("fig16_loss_moves", profile))
+claims.claim("fig16_loss_dip_at_acc", ref="Fig. 16",
+             quantity="epoch test MSE falls below the train MSE at perfect train acc / epoch test acc ≥ 0.9",
+             per_seed=s2.loss_dip_over_acc, expected=between(2 / 3, 1.5),
+             quote="the test loss only dips below this amount around 3-4k epochs, precisely when the network "
+                   "generalizes in accuracy (App. 16)",
+             basis="'precisely when': within a factor 1.5 on the paper's log-epoch axis",
+             known_deviation=ex.known_deviation("fig16_loss_dip_at_acc", profile))
 
 # %% [markdown]
 # ## Figs. 17, 18 — "grokking" in accuracy is a threshold artefact
-# App. 16.2–16.3: one student–teacher run (scale 1), accuracy under several thresholds θ, and its
-# losses: the accuracy curve's shape depends on θ while test loss tracks train loss.
+# App. 16.2–16.3: one student–teacher run (scale 1; three seeds), accuracy under several
+# thresholds θ, and its losses. The comparison uses the tightest of θ = 10⁻³, 5·10⁻³, 10⁻² that
+# every seed reaches in the run (both events observed, same budget) against θ = 0.1.
 
 # %%
 r17 = ex.run("fig17", profile, ctx.device, seed)
@@ -478,14 +743,22 @@ pl.fig18(r17)
 
 # %%
 s17 = ex.fig17_summary(r17)
-claims.check("fig17_threshold", "Fig. 17", "θ = 0.1 reaches test acc 0.9 ≥ 10× earlier than θ = 10⁻³",
-             measured=s17.earlier_at_loose, expected=at_least(10.0))
-claims.check("fig18_tracks", "Fig. 18", "test loss tracks train loss: largest test/train ratio over the first 10% of training",
-             measured=s17.early_gap, expected=at_most(10.0))
+claims.claim("fig17_threshold", ref="Fig. 17",
+             quantity=f"step test acc ≥ 0.9 at θ = {s17.tight_theta[0]:g} / at θ = 0.1",
+             per_seed=s17.threshold_ratio, expected=at_least(10.0),
+             quote="Grokking on this particular task depends on the choice of threshold ... the exact same network "
+                   "run (Fig. 17 caption)",
+             basis="a striking threshold artefact: a decade apart on the paper's log-epoch axis",
+             known_deviation=ex.known_deviation("fig17_threshold", profile))
+claims.claim("fig18_tracks", ref="Fig. 18", quantity="largest test / train loss over the whole run",
+             per_seed=s17.gap_whole_run, expected=at_most(10.0),
+             quote="the train loss tracks the test loss throughout (Fig. 18 caption)",
+             basis="tracks = within a decade of each other on the paper's log-loss axis",
+             known_deviation=ex.known_deviation("fig18_tracks", profile))
 
 # %% [markdown]
 # ## Fig. 19 — data set size versus task difficulty
-# App. 17: the Fig. 5 protocol over label index j (rows) and data set size P (columns).
+# App. 17: the Fig. 5 protocol over label index j (rows) and data set size P (columns); three seeds.
 
 # %%
 r19 = ex.run("fig19", profile, ctx.device, seed)
@@ -493,10 +766,14 @@ pl.fig19(r19)
 
 # %%
 s19 = ex.fig19_summary(r19)
-claims.check("fig19_more_data", "Fig. 19", f"j = {s19.mid_j}: more data → lower final test loss",
-             measured=s19.more_data_better, expected=is_true("decreasing in P"))
-claims.check("fig19_harder", "Fig. 19", f"P = {s19.smallest_P}: larger j → higher final test loss",
-             measured=s19.harder_worse, expected=is_true("increasing in j"))
+SIZE = ("moving left to right illustrates (1), how increasing data for a fixed task difficult j, suffices to allow "
+        "the network to generalize, but moving top to bottom ... some tasks cannot be learned (Fig. 19 caption)")
+claims.claim("fig19_more_data", ref="Fig. 19", quantity=f"j = {s19.mid_j[0]}: final test loss decreases with P",
+             per_seed=s19.more_data_better, expected=is_true("decreasing in P"), quote=SIZE, basis="paper",
+             known_deviation=ex.known_deviation("fig19_more_data", profile))
+claims.claim("fig19_harder", ref="Fig. 19", quantity=f"P = {s19.smallest_P[0]}: final test loss increases with j",
+             per_seed=s19.harder_worse, expected=is_true("increasing in j"), quote=SIZE, basis="paper",
+             known_deviation=ex.known_deviation("fig19_harder", profile))
 
 # %% [markdown]
 # ## Claims

@@ -248,10 +248,50 @@ def test_closure_width_limit():
 
 
 def test_crossing_interpolates_in_log_time():
+    from companion.events import NOT_OBSERVED
     from companion.experiments.lazy_rich import crossing, half_times
 
     step = np.array([0, 10, 100, 1000])
     assert crossing(step, [1.0, 0.8, 0.4, 0.1], 0.6) == pytest.approx(10 ** 1.5)
-    assert crossing(step, [1.0, 0.9, 0.8, 0.7], 0.5) == math.inf
+    assert crossing(step, [1.0, 0.9, 0.8, 0.7], 0.5) is NOT_OBSERVED  # never reached: not a number
     train, test = np.array([1.0, 0.4, 0.1, 0.0]), np.array([1.0, 1.2, 0.5, 0.1])
     assert half_times(step, train, test) == pytest.approx((10 ** (1 - 1 / 6), 100.0))
+
+
+def test_never_reached_events_fail_delay_claims():
+    """A run whose test loss never halves has no delay: ratios and monotonicity built on it are
+    not observed, so "grows with α" cannot hold on an ∞ (issue 12)."""
+    from companion.claims import at_least, is_true
+    from companion.events import NOT_OBSERVED
+    from companion.experiments.lazy_rich.measures import increasing, ratio
+
+    assert ratio(NOT_OBSERVED, 10.0) is NOT_OBSERVED
+    assert increasing([1.0, 2.0, NOT_OBSERVED]) is NOT_OBSERVED
+    assert not at_least(2.0).holds(ratio(NOT_OBSERVED, 10.0))
+    assert not is_true().holds(increasing([1.0, NOT_OBSERVED]))
+
+
+def test_sweep_seeds_batch_and_split():
+    """Seeds of a closure sweep run in one batch and split back per seed; seed 0's runs equal the
+    one-seed sweep's (the seed axis changes nothing else)."""
+    from dataclasses import replace
+
+    from companion.experiments.lazy_rich.closure import QuadraticRun, Sweep, quad_sweep
+    from companion.experiments.lazy_rich.measures import seed_views
+
+    q = QuadraticRun(D=6, P=30, N=0, steps=50, n_log=10)
+    one = quad_sweep.__wrapped__(Sweep(q, ("alpha",), ((0.5,), (1.0,))), "cpu")
+    three = quad_sweep.__wrapped__(replace(Sweep(q, ("alpha",), ((0.5,), (1.0,))), seeds=(0, 1, 2)), "cpu")
+    views = seed_views(three)
+    assert len(views) == 3 and views[0]["test_loss"].shape == one["test_loss"].shape
+    np.testing.assert_allclose(views[0]["test_loss"], one["test_loss"])
+    assert not np.allclose(views[1]["test_loss"], views[0]["test_loss"])
+
+
+def test_initial_kernel_eigenvalues_match_app11():
+    """App. 11: λ_lin = 1/D and λ_quad = 2ε²/D² for the infinite-width initial NTK (Monte Carlo)."""
+    from companion.theory.lazy_rich import initial_kernel_eigenvalues
+
+    ev = initial_kernel_eigenvalues(10, 0.5, n=2000, seed=0)
+    assert ev["lin"] * 10 == pytest.approx(1.0, rel=0.15)
+    assert ev["quad"] / (2 * 0.25 / 100) == pytest.approx(1.0, rel=0.15)

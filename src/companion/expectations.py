@@ -175,7 +175,8 @@ def decide(expected: Expectation, values: list, rule: Rule) -> tuple[bool, Any, 
         if all(m is not None for m in margins):
             shown = values[min(range(len(values)), key=lambda i: margins[i])]
         else:
-            shown = next((v for v, h in zip(values, held) if not h), _median(values) if ok else values[0])
+            numeric = all(_num(v) for v in values)  # a median of booleans would read "not observed"
+            shown = next((v for v, h in zip(values, held) if not h), _median(values) if ok and numeric else values[0])
     elif rule.name == "median":
         shown = _median(values)
         ok = expected.holds(shown)

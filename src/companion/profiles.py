@@ -163,24 +163,34 @@ def setup(profile: str = DEFAULT_PROFILE, device: str = "auto", seed: int = 0) -
     return RunContext(profile, dev, seed, threads(), torch.__version__)
 
 
+def _dotted(config: Any, name: str) -> Any:
+    for part in name.split("."):
+        config = getattr(config, part)
+    return config
+
+
 def departures_table(pairs: Mapping[str, tuple[Any, Any]], profile: str,
-                     substitutions: Mapping[str, list[tuple[str, str, str]]] | None = None):
+                     substitutions: Mapping[str, list[tuple[str, str, str]]] | None = None,
+                     not_stated: Mapping[str, tuple[str, ...]] | None = None):
     """A Markdown table of every departure from the paper, for the top of a chapter, and of
     every setting the paper does not state (its "paper" value is ours, and says so).
 
     ``pairs`` maps an experiment's name to ``(config at this profile, the paper's config)``.
     ``substitutions`` maps an experiment's name to ``(setting, the paper's, ours)`` rows for
     what no config field holds: a dataset or a pretrained model replaced by another (a
-    departure at every profile, the paper's included).
+    departure at every profile, the paper's included). ``not_stated`` maps an experiment's name to
+    (dotted) fields the paper does not state *for that experiment*, where the config class is
+    shared with experiments whose paper does state them (so :func:`unstated` cannot mark it).
     """
     from IPython.display import Markdown
 
     rows = []
     for name, (cfg, paper) in pairs.items():
-        ours = dict(unstated_fields(paper))
+        extra = [(f, _dotted(cfg, f)) for f in (not_stated or {}).get(name, ())]
+        ours = dict(unstated_fields(paper)) | {f: _dotted(paper, f) for f, _ in extra}
         rows += [(name, f, NotStated(a) if f in ours else a, b) for f, a, b in departures(cfg, paper)]
         moved = {f for f, _, _ in departures(cfg, paper)}
-        rows += [(name, f, NotStated(v), v) for f, v in unstated_fields(cfg) if f not in moved]
+        rows += [(name, f, NotStated(v), v) for f, v in unstated_fields(cfg) + extra if f not in moved]
     rows += [(name, f"{setting} (substituted)", paper, ours)
              for name, subs in (substitutions or {}).items() for setting, paper, ours in subs]
     n_dep = sum(not isinstance(a, NotStated) for _, _, a, _ in rows)

@@ -294,3 +294,23 @@ def linearised_exact(X: Tensor, y: Tensor, T: Tensor, wbar0: Tensor, M0: Tensor,
            "test_loss": torch.stack(test, -1).numpy()}
     out.update({k: torch.stack(v, -1).numpy() for k, v in terms.items()})
     return out
+
+
+# --------------------------------------------------------------------------- App. 11
+def initial_kernel_eigenvalues(D: int, eps: float, n: int = 3000, seed: int = 0) -> dict[str, float]:
+    """Monte Carlo eigenvalues of the infinite-width initial NTK ``K(x,x') = x·x' + ε²(x·x')²``
+    (eq. 5 with w̄ = 0, M = I) over ``x ~ N(0, I/D)``: the Rayleigh quotient
+    ``E[q(x)K(x,x')q(x')] / E[q²]`` of a linear function ``q = β·x`` and of a traceless quadratic
+    ``q = (β·x)² − |β|²/D`` (independent pairs x, x' from ``n`` samples; App. 11: λ_lin = 1/D,
+    λ_quad = 2ε²/D²)."""
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(n, D, generator=g, dtype=torch.float64) / math.sqrt(D)
+    beta = torch.randn(D, generator=g, dtype=torch.float64)
+    G = X @ X.T
+    G.fill_diagonal_(0.0)  # independent pairs only
+    # x → −x is a symmetry of the data: the odd (linear) part of K is orthogonal to even q and the
+    # even (quadratic) part to odd q, so each quotient uses its own part of K (less Monte Carlo noise)
+    out = {}
+    for name, q, K in (("lin", X @ beta, G), ("quad", (X @ beta) ** 2 - beta.dot(beta) / D, eps ** 2 * G ** 2)):
+        out[name] = float(q @ K @ q / (n * (n - 1)) / (q * q).mean())
+    return out

@@ -136,21 +136,26 @@ def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, eta0, steps: int
     return out
 
 
-def train_modular_mlp(data, scales, N: int, steps: int, log_at, lr0: float = 100.0, seed: int = 0) -> dict:
+def train_modular_mlp(data, scales, N: int, steps: int, log_at, lr0: float = 100.0, seed: int = 0,
+                      init_seeds: tuple = ()) -> dict:
     """App. 8.3: ``out = W2 (W1 x)² · s²/(D N)``, ``x = [onehot(a), onehot(b)]``, loss
     ``MSE(out, onehot(c))/s²``, GD with lr ``lr0/s²``, no weight decay; W1, W2 ~ N(0, 1),
     the same init for every scale. Returns accuracy, MSE (without the 1/s²) and
     ``‖W1‖_F + ‖W2‖_F`` at ``log_at``, each ``(S, n_log)``. Trained by
     :func:`companion.train.fit.fit` with the gradient written out (``gradient=``; checked
     against autograd in ``tests/test_lazy_rich.py``) and plain GD, ``BatchedOptimizer("sgd")``
-    with one learning rate per scale."""
+    with one learning rate per scale. With ``init_seeds`` every scale runs from each seed's own
+    init (runs seed-major: all scales of the first seed, then the next), else from ``seed``'s."""
     p = data.p
     D = 2 * p
-    s = torch.as_tensor(scales, dtype=torch.float32)
-    S = len(s)
-    g = torch.Generator().manual_seed(seed)
-    W1 = torch.randn(N, D, generator=g).expand(S, N, D).clone()
-    W2 = torch.randn(p, N, generator=g).expand(S, p, N).clone()
+    seeds = tuple(init_seeds) or (seed,)
+    s = torch.as_tensor(scales, dtype=torch.float32).repeat(len(seeds))
+    W1s, W2s = [], []
+    for sd in seeds:
+        g = torch.Generator().manual_seed(sd)
+        W1s += [torch.randn(N, D, generator=g)] * len(scales)
+        W2s += [torch.randn(p, N, generator=g)] * len(scales)
+    W1, W2 = torch.stack(W1s).clone(), torch.stack(W2s).clone()
 
     def xs(x):
         return torch.cat([_onehot(x[:, 0], p), _onehot(x[:, 1], p)], 1)
@@ -188,19 +193,29 @@ def train_modular_mlp(data, scales, N: int, steps: int, log_at, lr0: float = 100
 
 def train_student_teacher(scales, steps: int, log_at, width: int = 100, d: int = 5, n: int = 100,
                           lr: float = 3e-4, wd: float = 0.05, init_mult: float = 2.0,
-                          thresholds=(1e-3,)) -> dict:
-    """App. 8.3.1: teacher (seed 0) and student (seed 1, all parameters × ``init_mult``) tanh MLPs
-    d-width-width-d; the student's output is multiplied by the scale; full-batch AdamW on the
-    per-sample MSE (mean over outputs). Accuracy = fraction of samples with MSE < threshold."""
+                          thresholds=(1e-3,), seeds: tuple = (0,)) -> dict:
+    """App. 8.3.1: teacher (seed 3s) and student (seed 3s+1, all parameters × ``init_mult``) tanh
+    MLPs d-width-width-d, data seed 3s+2, for each ``s`` in ``seeds``; the student's output is
+    multiplied by the scale; full-batch AdamW on the per-sample MSE (mean over outputs). Accuracy =
+    fraction of samples with MSE < threshold. Runs are seed-major (all scales of the first seed, ...)."""
     widths = (d, width, width, d)
-    teacher = tanh_mlp_params(widths, 0)
-    g = torch.Generator().manual_seed(2)
-    Xtr, Xte = torch.randn(n, d, generator=g), torch.randn(n, d, generator=g)
-    with torch.no_grad():
-        Ytr, Yte = tanh_mlp(teacher, Xtr), tanh_mlp(teacher, Xte)
-    sc = torch.as_tensor(scales, dtype=torch.float32)
+    K = len(scales)
+    Xs, Ys, Xts, Yts, studs = [], [], [], [], []
+    for sd in seeds:
+        teacher = tanh_mlp_params(widths, 3 * sd)
+        g = torch.Generator().manual_seed(3 * sd + 2)
+        Xtr, Xte = torch.randn(n, d, generator=g), torch.randn(n, d, generator=g)
+        with torch.no_grad():
+            Ytr, Yte = tanh_mlp(teacher, Xtr), tanh_mlp(teacher, Xte)
+        Xs += [Xtr] * K
+        Ys += [Ytr] * K
+        Xts += [Xte] * K
+        Yts += [Yte] * K
+        studs += [tanh_mlp_params(widths, 3 * sd + 1, init_mult)] * K
+    Xtr, Ytr, Xte, Yte = (torch.stack(v) for v in (Xs, Ys, Xts, Yts))
+    sc = torch.as_tensor(scales, dtype=torch.float32).repeat(len(seeds))
     S = len(sc)
-    params = [p.expand(S, *p.shape).clone().requires_grad_(True) for p in tanh_mlp_params(widths, 1, init_mult)]
+    params = [torch.stack([st[i] for st in studs]).clone().requires_grad_(True) for i in range(len(studs[0]))]
     hist: dict[str, list] = {"train_loss": [], "test_loss": [], "train_err": [], "test_err": []}
 
     def errors(X: Tensor, Y: Tensor) -> Tensor:

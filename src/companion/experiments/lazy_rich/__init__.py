@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from companion.experiments.lazy_rich.closure import (
+    DELAYED,
     FIG3A_PROFILES,
     FIG3B_PROFILES,
     FIG3E_PROFILES,
@@ -27,17 +28,15 @@ from companion.experiments.lazy_rich.closure import (
     FIG9_PROFILES,
     FIG10_PROFILES,
     FIG14_PROFILES,
+    SMALL_LAM,
     QuadraticRun,
     Sweep,
     fig3a_summary,
     fig3b_summary,
     fig3e_summary,
-    fig7_summary,
-    fig9_summary,
-    fig10_summary,
-    fig14_summary,
     quad_sweep,
 )
+from companion.experiments.lazy_rich.deviations import known_deviation
 from companion.experiments.lazy_rich.eigen import (
     FIG5_PROFILES,
     FIG19_PROFILES,
@@ -45,6 +44,7 @@ from companion.experiments.lazy_rich.eigen import (
     fig5_summary,
     fig19,
     fig19_summary,
+    kernel_spectrum,
 )
 from companion.experiments.lazy_rich.fig1 import (
     FIG1_PROFILES,
@@ -53,6 +53,7 @@ from companion.experiments.lazy_rich.fig1 import (
     fig1_summary,
     fig1a,
     fig1a_summary,
+    fig4_n2_summary,
     fig4_summary,
 )
 from companion.experiments.lazy_rich.measures import crossing, half_times, increasing, tracks_until
@@ -79,22 +80,25 @@ from companion.experiments.lazy_rich.neurons import (
     direct,
     fig11_summary,
     fig13a_summary,
-    fig15_final,
+    fig15_summary,
 )
+from companion.experiments.lazy_rich.sweeps import fig7_summary, fig9_summary, fig10_summary, fig14_summary
 from companion.experiments.lazy_rich.transformer import (
     FIG6B_PROFILES,
     FIG12_PROFILES,
-    fig6b_delay_grows,
+    fig6b_summary,
     fig12_summary,
     transformer,
 )
 
-__all__ = ["CONFIGS", "RUNNERS", "QuadraticRun", "Sweep", "config", "crossing", "departures_table",
+__all__ = ["CONFIGS", "DELAYED", "SMALL_LAM", "RUNNERS", "QuadraticRun", "Sweep", "config", "crossing",
+           "departures_table",
            "fig10_summary", "fig11_summary", "fig12_summary", "fig13a_summary", "fig13b_tracking",
-           "fig14_summary", "fig15_final", "fig17_summary", "fig19_summary", "fig1_summary", "fig1a_summary",
-           "fig2_summary", "fig3a_summary", "fig3b_summary", "fig3e_summary", "fig4_summary", "fig5_summary",
-           "fig6a_summary", "fig6b_delay_grows", "fig7_summary", "fig8_summary", "fig9_summary", "half_times",
-           "increasing", "run", "run_all", "tracks_until"]
+           "fig14_summary", "fig15_summary", "fig17_summary", "fig19_summary", "fig1_summary", "fig1a_summary",
+           "fig2_summary", "fig3a_summary", "fig3b_summary", "fig3e_summary", "fig4_n2_summary", "fig4_summary",
+           "fig5_summary", "fig6a_summary", "fig6b_summary", "fig7_summary", "fig8_summary", "fig9_summary",
+           "half_times",
+           "increasing", "kernel_spectrum", "known_deviation", "run", "run_all", "tracks_until"]
 
 # --------------------------------------------------------------------------- registry
 CONFIGS = {"fig1": FIG1_PROFILES, "fig1a": FIG1A_PROFILES, "fig2": FIG2_PROFILES, "fig3a": FIG3A_PROFILES,
@@ -153,4 +157,15 @@ def departures_table(profile: str):
     substituted = {}
     if digits_source() == SKLEARN_DIGITS:  # no MNIST files given (COMPANION_MNIST_DIR)
         substituted["fig6a"] = [("dataset", "MNIST", "scikit-learn 8×8 digits")]
-    return table({name: (profs[profile], profs["paper"]) for name, profs in CONFIGS.items()}, profile, substituted)
+    return table({name: (profs[profile], profs["paper"]) for name, profs in CONFIGS.items()}, profile, substituted,
+                 UNSTATED)
+
+
+_Q = ("D", "P", "N", "eps", "alpha", "eta0", "steps", "centred", "target_scale")
+#: fields the paper does not state for these experiments (no code survives for Figs. 3b, 14, 15, 19;
+#: Figs. 4/10's N = 2 cell is the authors' notebook, not the paper), shown as "not stated (ours: X)"
+UNSTATED = {"fig3b": tuple(f"base.{f}" for f in _Q) + ("values",),
+            "fig10": tuple(f"base.{f}" for f in _Q) + ("values", "seeds"),
+            "fig14": tuple(f"base.{f}" for f in _Q),
+            "fig15": tuple(f"quad.{f}" for f in _Q) + ("hermite_k",),
+            "fig19": ("Ps", "base.js", "base.steps")}

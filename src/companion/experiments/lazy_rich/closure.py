@@ -11,7 +11,17 @@ import numpy as np
 import torch
 
 from companion.cache import experiment
-from companion.experiments.lazy_rich.measures import crossing, half_times, increasing
+from companion.events import observed
+from companion.experiments.lazy_rich.measures import (
+    crossing,
+    half_times,
+    increasing,
+    ratio,
+    seed_views,
+    split_seeds,
+    transpose,
+)
+from companion.settings import unstated
 from companion.theory import lazy_rich as th
 from companion.train.fit import log_steps
 
@@ -50,71 +60,74 @@ class Sweep:
     values: tuple = ((1.0,),)  # one tuple of values of ``fields`` per run
     n_cka: int = 1000  # fresh test points for the initial kernel–target alignment (Fig. 3b)
     cka_seed: int = 12_345  # their seed (the same points for every run)
+    seeds: tuple = unstated(())  # data seeds (weight seed = seed + 1), each running every value; () = base.seed
 
 
 # Fig. 3a / 7: the authors' cell uses y = (β·x)² (no ½), ε = 0.25, D=100, P=450, N=500, η0 = 0.5
 Q3A = QuadraticRun(P=450, eps=0.25, eta0=0.5, steps=60_000, target_scale=1.0)
 ALPHAS = (2 ** -5, 2 ** -2, 2 ** -1, 1.0, 2.0, 4.0, 8.0, 16.0)
 SIGMAS = (0.25, 0.5, 1.0, 2.0)  # Fig. 7b,c (the paper's 1/8 diverges at reduced D; see spec)
-FIG3A = Sweep(Q3A, ("alpha",), tuple((a,) for a in ALPHAS))
-FIG7B = Sweep(Q3A, ("sigma",), tuple((s,) for s in SIGMAS))
-FIG7C = Sweep(Q3A, ("sigma", "alpha"), tuple((s, 1 / s ** 2) for s in SIGMAS))
+SEEDS = (0, 1, 2)  # data seeds of every sweep (weight seed = seed + 1), batched with its runs
+FIG3A = Sweep(Q3A, ("alpha",), tuple((a,) for a in ALPHAS), seeds=SEEDS)
+FIG7B = Sweep(Q3A, ("sigma",), tuple((s,) for s in SIGMAS), seeds=SEEDS)
+FIG7C = Sweep(Q3A, ("sigma", "alpha"), tuple((s, 1 / s ** 2) for s in SIGMAS), seeds=SEEDS)
 Q3A_CPU = replace(Q3A, D=30, P=135, N=150, steps=20_000)
 Q3A_SMOKE = replace(Q3A, D=16, P=72, N=60, steps=3_000)
 
 FIG3A_PROFILES = {
     "paper": FIG3A,
-    # at D = 30 the α = 1/32 run ends in a period-2 oscillation (its weights grow ~17×, past the
-    # stable step size), so the reduced profiles start the sweep at α = 1/4
-    "cpu": replace(FIG3A, base=Q3A_CPU, values=FIG3A.values[1:]),
-    "smoke": replace(FIG3A, base=Q3A_SMOKE, values=((2 ** -2,), (1.0,), (16.0,))),
+    "cpu": replace(FIG3A, base=Q3A_CPU),
+    "smoke": replace(FIG3A, base=Q3A_SMOKE, values=((2 ** -5,), (1.0,), (16.0,)), seeds=(0,)),
 }
 # smoke (D = 16): σ = 1/4 breaks the step-size stability rule 2(η0/σ²)(1+√(D/P))²/D < 2
 FIG7B_PROFILES = {"paper": FIG7B,
                   "cpu": replace(FIG7B, base=Q3A_CPU),
-                  "smoke": replace(FIG7B, base=Q3A_SMOKE, values=FIG7B.values[1:])}
+                  "smoke": replace(FIG7B, base=Q3A_SMOKE, values=FIG7B.values[1:], seeds=(0,))}
 FIG7C_PROFILES = {"paper": FIG7C,
                   "cpu": replace(FIG7C, base=Q3A_CPU),
-                  "smoke": replace(FIG7C, base=Q3A_SMOKE, values=FIG7C.values[1:])}
+                  "smoke": replace(FIG7C, base=Q3A_SMOKE, values=FIG7C.values[1:], seeds=(0,))}
 
 # Fig. 3b: no code; the spec's proposal is Fig. 1's setup with an ε sweep
 EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
-FIG3B = Sweep(QuadraticRun(), ("eps",), tuple((e,) for e in EPSILONS))
+FIG3B = Sweep(QuadraticRun(), ("eps",), tuple((e,) for e in EPSILONS), seeds=SEEDS)
 FIG3B_PROFILES = {"paper": FIG3B,
                   "cpu": replace(FIG3B, base=replace(FIG3B.base, D=30, P=165, N=0, steps=20_000)),
                   "smoke": replace(FIG3B, base=replace(FIG3B.base, D=16, P=88, N=0, steps=3_000),
-                                   values=((0.02,), (0.25,), (1.0,)))}
+                                   values=((0.02,), (0.25,), (1.0,)), seeds=(0,))}
 
 # Fig. 3e: phase diagram α = 0.4i, ε = 0.02i (i = 1..14), η0 = 20, ≤ 110k steps
 FIG3E = Sweep(replace(QuadraticRun(), eta0=20.0, steps=110_000),
-              ("alpha", "eps"), tuple((0.4 * i, 0.02 * j) for i in range(1, 15) for j in range(1, 15)))
+              ("alpha", "eps"), tuple((0.4 * i, 0.02 * j) for i in range(1, 15) for j in range(1, 15)), seeds=SEEDS)
 GRID5 = tuple((a, e) for a in (0.4, 1.6, 2.8, 4.0, 5.2) for e in (0.02, 0.08, 0.14, 0.2, 0.26))
 FIG3E_PROFILES = {"paper": FIG3E,
                   # η0 scaled with D (stability: 2η0(1+√(D/P))²/D < 2)
                   "cpu": replace(FIG3E, base=replace(FIG3E.base, D=20, P=110, N=0, eta0=8.0, steps=12_000),
                                  values=GRID5),
                   "smoke": replace(FIG3E, base=replace(FIG3E.base, D=12, P=66, N=0, eta0=4.0, steps=2_000),
-                                   values=tuple((a, e) for a in (0.4, 2.8, 5.2) for e in (0.02, 0.14, 0.26)))}
+                                   values=tuple((a, e) for a in (0.4, 2.8, 5.2) for e in (0.02, 0.14, 0.26)),
+                                   seeds=(0,))}
 GROK_LEVEL = 0.1  # Fig. 3e: the authors' absolute loss threshold of the time to grok
 
-# Fig. 9: goldilocks P (authors' cell: D=40, N=100, ε=0.5, η0=0.5, 50k steps); P=300 added as the
-# nearest configuration that groks
-FIG9 = Sweep(QuadraticRun(D=40, N=100, eps=0.5, eta0=0.5, steps=50_000), ("P",), ((50,), (120,), (300,), (500,)))
+# Fig. 9: goldilocks P ∈ {50, 120, 500} (the paper's); D=40, N=100, ε=0.5, η0=0.5, 50k steps (authors' cell)
+FIG9 = Sweep(QuadraticRun(D=40, N=100, eps=0.5, eta0=0.5, steps=50_000), ("P",), ((50,), (120,), (500,)), seeds=SEEDS)
 FIG9_PROFILES = {"paper": FIG9, "cpu": replace(FIG9, base=replace(FIG9.base, steps=10_000)),
                  "smoke": replace(FIG9, base=replace(FIG9.base, D=16, N=40, steps=2_000),
-                                  values=((20,), (48,), (120,), (200,)))}
+                                  values=((20,), (48,), (200,)), seeds=(0,))}
 
-# Fig. 10: robust variant (spec): Fig. 1 config, uncentred, W0 ← (1−λ)W0 + λ·solution
-LAMS = (0.0, 0.2, 0.5, 0.75, 0.95)
+# Figs. 4 and 10 (App. 8.3.3): the authors' N = 2 cell — D=40, P=120, ε=0.25, η = 0.5N = 1, uncentred,
+# y = ½(β·x)², 20k epochs; W0 ← (1−λ)W0 + λ·(±β/√(αε)). Float64; a run that diverges is kept as
+# such (its values are not observed), never replaced by another seed.
+N2 = replace(QuadraticRun(), D=40, P=120, N=2, eps=0.25, eta0=0.5, centred=False, steps=20_000)
+LAMS = (0.0, 0.2, 0.5, 0.95)
 SMALL_LAM = 0.2  # the paper's "even a small" component of the solution
-FIG10 = Sweep(replace(QuadraticRun(), centred=False, steps=20_000), ("lam",), tuple((v,) for v in LAMS))
-FIG10_PROFILES = {"paper": FIG10, "cpu": replace(FIG10, base=replace(FIG10.base, D=30, P=165, N=150, steps=15_000)),
-                  "smoke": replace(FIG10, base=replace(FIG10.base, D=16, P=88, N=60, steps=2_000))}
+FIG10 = Sweep(N2, ("lam",), tuple((v,) for v in LAMS), seeds=(0, 1, 2, 3, 4))
+FIG10_PROFILES = {"paper": FIG10, "cpu": replace(FIG10, base=replace(N2, steps=5_000)),
+                  "smoke": replace(FIG10, base=replace(N2, steps=1_000), seeds=(0, 1))}
 
 # Fig. 14: multi-index targets y = ½ Σ_k (β_k·x)², K ∈ {1,2,3}, P = 11·D (spec measurement)
-FIG14 = Sweep(replace(QuadraticRun(), P=1100, steps=30_000), ("n_index",), ((1,), (2,), (3,)))
+FIG14 = Sweep(replace(QuadraticRun(), P=1100, steps=30_000), ("n_index",), ((1,), (2,), (3,)), seeds=SEEDS)
 FIG14_PROFILES = {"paper": FIG14, "cpu": replace(FIG14, base=replace(FIG14.base, D=30, P=330, N=150, steps=20_000)),
-                  "smoke": replace(FIG14, base=replace(FIG14.base, D=16, P=176, N=60, steps=3_000))}
+                  "smoke": replace(FIG14, base=replace(FIG14.base, D=16, P=176, N=60, steps=3_000), seeds=(0,))}
 
 
 # --------------------------------------------------------------------------- helpers
@@ -185,20 +198,28 @@ def quad_sweep(cfg: Sweep, device: str = "cpu") -> dict:
     9, 10, 14), with each run's initial kernel–target alignment (Fig. 3b)."""
     from companion.measures.ntk import kernel_alignment
 
-    runs = [replace(cfg.base, **dict(zip(cfg.fields, v))) for v in cfg.values]
+    seeds = cfg.seeds or (cfg.base.seed,)
+    runs = [replace(cfg.base, **dict(zip(cfg.fields, v)), seed=s) for s in seeds for v in cfg.values]  # seed-major
     res = _run_batch(runs, device=device)
     b = stack_runs(runs)
     g = torch.Generator().manual_seed(cfg.cka_seed)
     cX = (torch.randn(cfg.n_cka, cfg.base.D, generator=g, dtype=DT) / math.sqrt(cfg.base.D)).expand(len(runs), -1, -1)
     K0 = th.ntk_from_stats(cX, cX, b["w"], b["M"], b["eps"])
     res["cka0"] = kernel_alignment(K0, th.quad_form(cX, b["T"])).numpy()
+    if len({q.P for q in runs}) == 1 and cfg.base.centred:  # K0 kernel regression: the α → ∞ limit
+        res["k0_test"] = th.k0_regression_loss(b["X"], b["y"], b["T"], b["w"], b["M"], b["eps"]).numpy()
     res["values"] = [list(v) for v in cfg.values]
     res["fields"] = list(cfg.fields)
-    return res
+    res["seeds"] = list(seeds)
+    return split_seeds(res, len(cfg.values), len(seeds))
 
 
 # --------------------------------------------------------------------------- summaries
-def _half_times(r: dict) -> list[tuple[float, float]]:
+# Every summary is computed per data seed (:func:`seed_views`) and returned with one list per field.
+DELAYED = 2.0  # "grokking": the test loss halves ≥ 2× later than the train loss (t_te(½)/t_tr(½))
+
+
+def _half_times(r: dict) -> list[tuple]:
     return [half_times(r["step"], r["train_loss"][i], r["test_loss"][i]) for i in range(len(r["values"]))]
 
 
@@ -212,36 +233,53 @@ def _rise(r: dict) -> np.ndarray:
     return r["test_loss"].max(1) / r["test_loss"][:, 0]
 
 
+def per_seed(summary, r: dict, *more: dict):
+    """``summary`` of each seed's runs (of ``r`` and, seed by seed, of ``more``), one list per field."""
+    views = [seed_views(x) for x in (r, *more)]
+    return transpose([summary(*vs) for vs in zip(*views)])
+
+
 @dataclass(frozen=True)
 class AlphaSweep:
-    """Fig. 3a: the grokking delay and final loss against α."""
+    """Fig. 3a: the grokking delay and final loss against α (one list entry per seed)."""
 
-    delay_increasing: bool  # t_te(½) − t_tr(½) increases with α
-    final_increasing: bool  # final / initial test loss increases with α
-    smallest_alpha_ratio: float  # t_te(½) / t_tr(½) at the smallest α
+    delay_increasing: list  # t_te(½) − t_tr(½) increases with α
+    final_increasing: list  # final / initial test loss increases with α
+    smallest_alpha: float  # the smallest α of the sweep
+    smallest_alpha_ratio: list  # t_te(½) / t_tr(½) at the smallest α
+    largest_alpha_over_k0: list  # final test loss / K0 kernel-regression test loss at the largest α
+    k0_gap_shrinks: list  # |log(final / K0)| decreases with α over α ≥ 1 (the α → ∞ limit is K0)
+
+
+def _fig3a(r: dict) -> AlphaSweep:
+    ht = _half_times(r)
+    al = [v[0] for v in r["values"]]
+    gap = np.abs(np.log(r["test_loss"][:, -1] / r["k0_test"]))
+    big = [i for i, a in enumerate(al) if a >= 1.0]
+    return AlphaSweep(delay_increasing=increasing([b - a for a, b in ht]), final_increasing=increasing(_final(r)),
+                      smallest_alpha=al[0], smallest_alpha_ratio=ratio(ht[0][1], ht[0][0]),
+                      largest_alpha_over_k0=float(r["test_loss"][-1, -1] / r["k0_test"][-1]),
+                      k0_gap_shrinks=increasing(-gap[big]))
 
 
 def fig3a_summary(r: dict) -> AlphaSweep:
-    """Fig. 3a's numbers (runs in increasing α)."""
-    ht = _half_times(r)
-    return AlphaSweep(delay_increasing=increasing([b - a for a, b in ht]), final_increasing=increasing(_final(r)),
-                      smallest_alpha_ratio=ht[0][1] / ht[0][0])
+    """Fig. 3a's numbers (runs in increasing α), per seed."""
+    return per_seed(_fig3a, r)
 
 
 @dataclass(frozen=True)
 class EpsilonSweep:
-    """Fig. 3b: initial alignment, delay and final loss against ε."""
+    """Fig. 3b: initial alignment, delay and final loss against ε (per seed)."""
 
-    alignment_increasing: bool  # initial kernel–target alignment increases with ε
-    delay_decreasing: bool  # t_te(½) − t_tr(½) decreases with ε
-    final_nondecreasing: bool  # final / initial test loss non-decreasing in ε, over ε ≥ converged_eps
+    alignment_increasing: list  # initial kernel–target alignment increases with ε
+    delay_decreasing: list  # t_te(½) − t_tr(½) decreases with ε
+    final_nondecreasing: list  # final / initial test loss non-decreasing in ε, over ε ≥ converged_eps
 
 
 CONVERGED_EPS = 0.1  # Fig. 3b: smaller ε have not converged by the end of the run
 
 
-def fig3b_summary(r: dict) -> EpsilonSweep:
-    """Fig. 3b's numbers (runs in increasing ε)."""
+def _fig3b(r: dict) -> EpsilonSweep:
     eps = [v[0] for v in r["values"]]
     big = [i for i, e in enumerate(eps) if e >= CONVERGED_EPS]
     return EpsilonSweep(alignment_increasing=increasing(r["cka0"]),
@@ -249,26 +287,30 @@ def fig3b_summary(r: dict) -> EpsilonSweep:
                         final_nondecreasing=increasing(_final(r)[big], strict=False))
 
 
+def fig3b_summary(r: dict) -> EpsilonSweep:
+    """Fig. 3b's numbers (runs in increasing ε), per seed."""
+    return per_seed(_fig3b, r)
+
+
 @dataclass(frozen=True)
 class PhaseDiagram:
     """Fig. 3e: time to grok ``max(0, t_te(0.1) − t_tr(0.1))`` (0 for runs that never reach
-    0.1) on the (α, ε) grid."""
+    0.1, the authors' convention for their heat map) on the (α, ε) grid, per seed."""
 
-    alphas: tuple  # rows, increasing
-    epsilons: tuple  # columns, increasing
-    time_to_grok: np.ndarray  # (len(alphas), len(epsilons))
-    increases_with_alpha: bool  # at the smallest ε
-    smallest_eps_longest: bool  # for every α
-    max_in_lazy_misaligned_corner: bool  # largest α, smallest ε
+    alphas: list  # rows, increasing
+    epsilons: list  # columns, increasing
+    time_to_grok: list  # (len(alphas), len(epsilons)) per seed
+    increases_with_alpha: list  # at the smallest ε
+    smallest_eps_longest: list  # for every α
+    max_in_lazy_misaligned_corner: list  # largest α, smallest ε
 
 
-def fig3e_summary(r: dict) -> PhaseDiagram:
-    """Fig. 3e's phase diagram and its three statements."""
+def _fig3e(r: dict) -> PhaseDiagram:
     amount = []
     for i in range(len(r["values"])):
         a_ = crossing(r["step"], r["train_loss"][i], GROK_LEVEL)
         b_ = crossing(r["step"], r["test_loss"][i], GROK_LEVEL)
-        amount.append(max(0.0, b_ - a_) if np.isfinite(a_ + b_) else 0.0)
+        amount.append(max(0.0, b_ - a_) if observed(a_) and observed(b_) else 0.0)
     vals = np.asarray(r["values"])
     al, ep = sorted(set(vals[:, 0])), sorted(set(vals[:, 1]))
     grid = np.asarray(amount).reshape(len(al), len(ep))
@@ -278,81 +320,6 @@ def fig3e_summary(r: dict) -> PhaseDiagram:
                                                            == (len(al) - 1, 0)))
 
 
-@dataclass(frozen=True)
-class Laziness:
-    """Fig. 7: σ²α, not α or σ alone, sets the relative weight change and the final loss."""
-
-    sigma_alpha_rel_dev: float  # max |rel(σ sweep) / rel(α sweep) − 1| over runs of equal σ²α
-    joint_rel_spread: float  # α = 1/σ²: max / min relative change over σ
-    joint_final_spread: float  # α = 1/σ²: max / min final / initial test loss over σ
-    rel_decreasing: bool  # relative change decreases with σ²α (α sweep)
-
-
-def fig7_summary(r3a: dict, r7b: dict, r7c: dict) -> Laziness:
-    """Fig. 7's numbers from the α (Fig. 3a), σ and joint sweeps."""
-    sa = [v[0] for v in r3a["values"]]
-    rel = np.sqrt(r3a["rel_change2"][:, -1])
-
-    def rel_final(r, i):
-        return np.sqrt(r["rel_change2"][i, -1]), r["test_loss"][i, -1] / r["test_loss"][i, 0]
-
-    pairs = [(k, sa.index(r7b["values"][k][0] ** 2)) for k in range(len(r7b["values"]))
-             if r7b["values"][k][0] ** 2 in sa]
-    rel_dev = max(abs(rel_final(r7b, k)[0] / rel[j] - 1) for k, j in pairs)
-    joint = np.asarray([rel_final(r7c, k) for k in range(len(r7c["values"]))])
-    return Laziness(float(rel_dev), float(joint[:, 0].max() / joint[:, 0].min()),
-                    float(joint[:, 1].max() / joint[:, 1].min()), increasing(-rel))
-
-
-@dataclass(frozen=True)
-class Goldilocks:
-    """Fig. 9: final loss and delay against the data set size P. The sweep's runs are, in
-    order: too small, the published size, the nearest size that groks, the largest."""
-
-    small_P: int
-    small_final: float  # final / initial test loss
-    published_P: int
-    published_final: float
-    grokking_P: int
-    grokking_delay_ratio: float  # t_te(½) / t_tr(½)
-    grokking_final: float
-    largest_P: int
-    largest_best: bool  # the largest P ends at the lowest test loss
-
-
-def fig9_summary(r: dict) -> Goldilocks:
-    """Fig. 9's numbers."""
-    sizes = [v[0] for v in r["values"]]
-    end = _final(r)
-    t_tr, t_te = half_times(r["step"], r["train_loss"][2], r["test_loss"][2])
-    return Goldilocks(sizes[0], float(end[0]), sizes[1], float(end[1]), sizes[2], t_te / t_tr, float(end[2]),
-                      sizes[-1], bool(end[-1] == end.min()))
-
-
-@dataclass(frozen=True)
-class SolutionInit:
-    """Fig. 10: the test-loss rise against the fraction λ of the solution in W0."""
-
-    rise_decreasing: bool  # max / initial test loss decreases with λ
-    small_lam_rise: float  # max / initial test loss at λ = SMALL_LAM
-    largest_lam_rise: float  # ... at the largest λ
-
-
-def fig10_summary(r: dict) -> SolutionInit:
-    """Fig. 10's numbers (runs in increasing λ)."""
-    rise = _rise(r)
-    lams = [v[0] for v in r["values"]]
-    return SolutionInit(increasing(-rise), float(rise[lams.index(SMALL_LAM)]), float(rise[-1]))
-
-
-@dataclass(frozen=True)
-class MultiIndex:
-    """Fig. 14: every number of indices K rises first and generalises."""
-
-    smallest_rise: float  # min over K of max / initial test loss
-    largest_final: float  # max over K of final / initial test loss
-
-
-def fig14_summary(r: dict) -> MultiIndex:
-    """Fig. 14's numbers."""
-    return MultiIndex(float(_rise(r).min()), float(_final(r).max()))
+def fig3e_summary(r: dict) -> PhaseDiagram:
+    """Fig. 3e's phase diagram and its three statements, per seed."""
+    return per_seed(_fig3e, r)

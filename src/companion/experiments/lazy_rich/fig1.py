@@ -11,8 +11,10 @@ import numpy as np
 import torch
 
 from companion.cache import experiment
+from companion.events import NOT_OBSERVED
 from companion.experiments.lazy_rich.closure import DT, QuadraticRun, on, stack_runs, task
-from companion.experiments.lazy_rich.measures import half_times, tracks_until
+from companion.experiments.lazy_rich.measures import half_times, ratio, seed_views, tracks_until
+from companion.settings import unstated
 from companion.theory import lazy_rich as th
 from companion.train.fit import log_steps
 from companion.train.lazy_rich import run_committee
@@ -23,7 +25,7 @@ class Fig1:
     """Fig. 1 / Fig. 4: one QuadraticRun per data seed, with the NTK–target alignment."""
 
     run: QuadraticRun = QuadraticRun()  # the paper's Fig. 1 settings
-    seeds: tuple = (0, 1, 2)  # data seeds checked
+    seeds: tuple = unstated((0, 1, 2))  # data seeds checked
     n_cka: int = 1000  # test points for the kernel–target alignment
     cka_every: int = 100  # steps between alignment evaluations
     cka_seed: int = 10_000  # the alignment points of data seed s are drawn with seed cka_seed + s
@@ -126,67 +128,76 @@ def fig1a_summary(r: dict) -> Subspace:
 
 @dataclass(frozen=True)
 class Fig1Summary:
-    """Fig. 1b, c over the data seeds (worst / best / mean seed as each claim needs)."""
+    """Fig. 1b, c, one list entry per data seed."""
 
     n_seeds: int
-    tracks_linear_until: float  # worst seed: last step with test loss within 2% of the linearised one
-    rise: float  # worst seed: max test / initial test
-    train_at_rise: float  # worst seed: train / initial train at the test-loss peak
-    delay_ratio_mean: float  # mean over seeds of t_te(½) / t_tr(½)
-    delay_ratio_worst: float  # smallest t_te(½) / t_tr(½)
-    final_over_k0: float  # worst seed: final test loss / K0 kernel-regression test loss
-    linearised_final: float  # best seed: linearised final test / network initial test
-    norm_growth: float  # worst seed: final / initial weight norm
-    alignment_growth: float  # worst seed: final / initial NTK–target alignment
-    train_half_times: np.ndarray  # t_tr(½) per seed (for Fig. 4)
+    tracks_linear_until: list  # last step with test loss within 2% of the linearised one / t_tr(½)
+    rise: list  # max test / initial test
+    train_at_rise: list  # train / initial train at the test-loss peak
+    delay_ratio: list  # t_te(½) / t_tr(½)
+    final_over_k0: list  # final test loss / K0 kernel-regression test loss
+    linearised_final: list  # linearised final test / network initial test
+    linearised_over_k0: list  # linearised final test / K0 kernel-regression test (its own limit)
+    norm_growth: list  # final / initial weight norm
+    alignment_growth: list  # final / initial NTK–target alignment
+    train_half_times: list  # t_tr(½) (for Fig. 4)
+
+
+def _fig1(r: dict, i: int) -> tuple:
+    s = r["step"]
+    tr, te = r["train_loss"][i], r["test_loss"][i]
+    j = int(np.argmax(te))
+    t_tr, t_te = half_times(s, tr, te)
+    return (ratio(tracks_until(s, te, r["lin_test"][i]), t_tr), float(te[j] / te[0]), float(tr[j] / tr[0]),
+            ratio(t_te, t_tr), float(te[-1] / r["k0_test"][i]), float(r["lin_test"][i, -1] / te[0]),
+            float(r["lin_test"][i, -1] / r["k0_test"][i]), float(r["weight_norm"][i, -1] / r["weight_norm"][i, 0]),
+            float(r["cka"][i, -1] / r["cka"][i, 0]), t_tr)
 
 
 def fig1_summary(r: dict) -> Fig1Summary:
-    """Fig. 1b, c's numbers, per seed reduced to the worst (or mean) seed."""
-    s = r["step"]
-    per: dict[str, list] = {k: [] for k in ("bump", "train_at_bump", "t_tr", "ratio", "end", "lin_end", "k0",
-                                            "track", "wnorm", "cka")}
-    for i in range(len(r["seeds"])):
-        tr, te = r["train_loss"][i], r["test_loss"][i]
-        j = int(np.argmax(te))
-        t_tr, t_te = half_times(s, tr, te)
-        per["bump"].append(te[j] / te[0])
-        per["train_at_bump"].append(tr[j] / tr[0])
-        per["t_tr"].append(t_tr)
-        per["ratio"].append(t_te / t_tr)
-        per["end"].append(te[-1] / te[0])
-        per["lin_end"].append(r["lin_test"][i, -1] / te[0])
-        per["k0"].append(r["k0_test"][i] / te[0])
-        per["track"].append(tracks_until(s, te, r["lin_test"][i]))
-        per["wnorm"].append(r["weight_norm"][i, -1] / r["weight_norm"][i, 0])
-        per["cka"].append(r["cka"][i, -1] / r["cka"][i, 0])
-    a = {k: np.asarray(v) for k, v in per.items()}
-    return Fig1Summary(n_seeds=len(r["seeds"]), tracks_linear_until=float(a["track"].min()),
-                       rise=float(a["bump"].min()), train_at_rise=float(a["train_at_bump"].max()),
-                       delay_ratio_mean=float(a["ratio"].mean()), delay_ratio_worst=float(a["ratio"].min()),
-                       final_over_k0=float((a["end"] / a["k0"]).max()), linearised_final=float(a["lin_end"].min()),
-                       norm_growth=float(a["wnorm"].min()), alignment_growth=float(a["cka"].min()),
-                       train_half_times=a["t_tr"])
+    """Fig. 1b, c's numbers, per seed."""
+    per = list(zip(*[_fig1(r, i) for i in range(len(r["seeds"]))]))
+    return Fig1Summary(len(r["seeds"]), *[list(v) for v in per])
 
 
 @dataclass(frozen=True)
 class Decomposition:
-    """Fig. 4: the eq. 6 terms around the peak of the power in linear modes (worst seed)."""
+    """Fig. 4: the eq. 6 terms around the peak of the power in linear modes, per seed (a
+    diverged run's values are not observed)."""
 
-    linear_peak: float  # min over seeds of peak linear power / initial test loss
-    peak_over_train_half_time: float  # max over seeds of t_peak / t_tr(½)
-    misalignment_at_peak: float  # min over seeds of misalignment at the peak / initial
-    linear_final: float  # max over seeds of final linear power / initial test loss
+    rise: list  # max / initial test loss
+    linear_peak: list  # peak linear power / initial test loss
+    linear_rise: list  # peak / initial linear power
+    peak_over_train_half_time: list  # t_peak / t_tr(½)
+    misalignment_at_peak: list  # misalignment at the peak / initial
+    linear_final: list  # final linear power / initial test loss
+    diverged: int  # runs whose losses became non-finite
 
 
-def fig4_summary(r: dict, s1: Fig1Summary) -> Decomposition:
-    """Fig. 4's numbers from the Fig. 1 runs."""
-    lin_pk, tpk, mis_ratio, lin_end = [], [], [], []
-    for i in range(s1.n_seeds):
-        j = int(np.argmax(r["linear"][i]))
-        te0 = r["test_loss"][i, 0]
-        lin_pk.append(r["linear"][i, j] / te0)
-        tpk.append(r["step"][j] / s1.train_half_times[i])
-        mis_ratio.append(r["misalignment"][i, j] / r["misalignment"][i, 0])
-        lin_end.append(r["linear"][i, -1] / te0)
-    return Decomposition(float(min(lin_pk)), float(max(tpk)), float(min(mis_ratio)), float(max(lin_end)))
+def _fig4(r: dict, i: int, t_tr) -> tuple:
+    if not (np.isfinite(r["test_loss"][i]).all() and np.isfinite(r["linear"][i]).all()):
+        return (NOT_OBSERVED,) * 6
+    j = int(np.argmax(r["linear"][i]))
+    te0 = r["test_loss"][i, 0]
+    return (float(r["test_loss"][i].max() / te0), float(r["linear"][i, j] / te0),
+            float(r["linear"][i, j] / r["linear"][i, 0]) if r["linear"][i, 0] > 0 else NOT_OBSERVED,
+            ratio(r["step"][j], t_tr), float(r["misalignment"][i, j] / r["misalignment"][i, 0]),
+            float(r["linear"][i, -1] / te0))
+
+
+def fig4_summary(r: dict, runs: list | None = None) -> Decomposition:
+    """Fig. 4's numbers from the runs ``runs`` (default all) of a results dict with the eq. 6
+    terms (the Fig. 1 runs, or the first run of each seed of the N = 2 sweep via :func:`fig4_runs`)."""
+    runs = list(range(len(r["test_loss"]))) if runs is None else runs
+    per = [_fig4(r, i, half_times(r["step"], r["train_loss"][i], r["test_loss"][i])[0]) for i in runs]
+    bad = sum(not np.isfinite(r["test_loss"][i]).all() for i in runs)
+    return Decomposition(*[list(v) for v in zip(*per)], diverged=int(bad))
+
+
+def fig4_n2_summary(r10: dict) -> Decomposition:
+    """Fig. 4 in the authors' N = 2 setting: the λ = 0 run (the sweep's first) of each seed of
+    the Fig. 10 sweep."""
+    views = seed_views(r10)
+    first = {k: np.stack([v[k][0] for v in views]) for k in ("train_loss", "test_loss", "variance", "misalignment",
+                                                              "linear")}
+    return fig4_summary({"step": r10["step"], **first})

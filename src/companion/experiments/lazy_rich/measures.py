@@ -1,20 +1,27 @@
 """Measurements on the loss and accuracy curves of the lazy-to-rich chapter: interpolated
-crossing times, half-times, how long one curve tracks another, monotonicity."""
+crossing times, half-times, how long one curve tracks another, monotonicity, and the split of a
+batched sweep into its seeds.
+
+A crossing that never happens in the run is :data:`~companion.events.NOT_OBSERVED` (never ∞):
+a delay or ratio built from it is not observed too, and every claim on it fails unless the
+paper's claim is that it never happens."""
 
 from __future__ import annotations
 
-import math
+from dataclasses import fields
 
 import numpy as np
 
+from companion.events import NOT_OBSERVED, observed
 
-def crossing(step, curve, level: float) -> float:
+
+def crossing(step, curve, level: float):
     """First time ``curve`` falls to ``level`` or below, interpolated linearly in log(step)
-    between logged points; ``inf`` if never (``0`` if already there at step 0)."""
+    between logged points; ``NOT_OBSERVED`` if never (``0`` if already there at step 0)."""
     step, curve = np.asarray(step, float), np.asarray(curve, float)
     hit = np.nonzero(curve <= level)[0]
     if not len(hit):
-        return math.inf
+        return NOT_OBSERVED
     i = hit[0]
     if i == 0:
         return 0.0
@@ -24,14 +31,21 @@ def crossing(step, curve, level: float) -> float:
     return float(np.exp(np.log(s0) + frac * (np.log(s1) - np.log(s0))))
 
 
-def rising_crossing(step, curve, level: float) -> float:
+def rising_crossing(step, curve, level: float):
     """First time ``curve`` rises to ``level`` or above (an accuracy), as :func:`crossing`."""
     return crossing(step, -np.asarray(curve), -level)
 
 
-def half_times(step, train, test, frac: float = 0.5) -> tuple[float, float]:
+def half_times(step, train, test, frac: float = 0.5) -> tuple:
     """(t_train, t_test): first times the train / test loss fall to ``frac`` of their start."""
     return crossing(step, train, frac * train[0]), crossing(step, test, frac * test[0])
+
+
+def ratio(late, early):
+    """``late / early`` of two event times (not observed if either is not, or early is 0)."""
+    if not (observed(late) and observed(early)) or not early:
+        return NOT_OBSERVED
+    return float(late) / float(early)
 
 
 def tracks_until(step, a, b, rel: float = 0.02) -> float:
@@ -41,7 +55,37 @@ def tracks_until(step, a, b, rel: float = 0.02) -> float:
     return float(step[-1]) if not len(bad) else float(step[max(bad[0] - 1, 0)])
 
 
-def increasing(v, strict: bool = True) -> bool:
-    """Increasing (∞ = never reached counts as the largest value; ∞, ∞ counts as non-decreasing)."""
+def increasing(v, strict: bool = True):
+    """Whether ``v`` increases (non-decreasing if not ``strict``); not observed if any value is."""
+    if not all(observed(x) for x in v):
+        return NOT_OBSERVED
     v = [float(x) for x in v]
     return all((b > a) if strict else (b >= a) for a, b in zip(v, v[1:]))
+
+
+def smallest_step_ratio(v):
+    """min over neighbours of v[i+1]/v[i] (> 1: increasing, with its margin); not observed if any is."""
+    if not all(observed(x) for x in v):
+        return NOT_OBSERVED
+    v = np.asarray(v, float)
+    return float((v[1:] / v[:-1]).min())
+
+
+def split_seeds(res: dict, n_runs: int, n_seeds: int) -> dict:
+    """A batched sweep's results (run axis seed-major: ``n_seeds`` blocks of ``n_runs``) as the first
+    seed's results, with every seed's own run arrays under ``seed_runs`` (for :func:`seed_views`)."""
+    R = n_runs * n_seeds
+    axis = [k for k, a in res.items() if isinstance(a, np.ndarray) and a.ndim and a.shape[0] == R and k != "step"]
+    blocks = [{k: res[k][s * n_runs:(s + 1) * n_runs] for k in axis} for s in range(n_seeds)]
+    return {**res, **blocks[0], "seed_runs": blocks}
+
+
+def seed_views(r: dict) -> list[dict]:
+    """One results dict per seed of a sweep made by :func:`split_seeds` (just ``[r]`` without seeds)."""
+    return [{**r, **b} for b in r.get("seed_runs", [{}])]
+
+
+def transpose(items: list):
+    """A list of per-seed summaries (one dataclass each) -> one dataclass whose fields are lists."""
+    cls = type(items[0])
+    return cls(**{f.name: [getattr(x, f.name) for x in items] for f in fields(cls)})

@@ -9,8 +9,17 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from companion.cache import experiment
-from companion.events import first_crossing
-from companion.experiments.lazy_rich.measures import increasing, rising_crossing, tracks_until
+from companion.events import NOT_OBSERVED, first_crossing, observed
+from companion.experiments.lazy_rich.measures import (
+    increasing,
+    ratio,
+    rising_crossing,
+    seed_views,
+    split_seeds,
+    tracks_until,
+    transpose,
+)
+from companion.settings import unstated
 from companion.train.fit import log_steps
 
 PAPER_LR0 = 100.0  # Fig. 2: the paper's learning rate; epochs are reported in its units
@@ -28,8 +37,9 @@ class ModularMLP:
     lr0: float = 100.0  # GD learning rate lr0/s²
     train_frac: float = 0.9  # fraction of the p² pairs in the training set
     steps: int = 100_000  # full-batch GD steps
-    seed: int = 1  # data split and init
+    seed: int = unstated(1)  # data split and init
     n_log: int = 150  # log-spaced evaluation steps
+    init_seeds: tuple = unstated((1, 2, 3))  # init seeds, each running every scale (batched)
 
 
 FIG2 = ModularMLP()
@@ -47,32 +57,45 @@ def fig2(cfg: ModularMLP, device: str = "cpu") -> dict:
     from companion.train.lazy_rich import train_modular_mlp
 
     data = modular_arithmetic(cfg.p, "add", cfg.train_frac, cfg.seed)
-    r = train_modular_mlp(data, cfg.scales, cfg.N, cfg.steps, log_steps(cfg.steps, cfg.n_log), cfg.lr0, cfg.seed)
+    r = train_modular_mlp(data, cfg.scales, cfg.N, cfg.steps, log_steps(cfg.steps, cfg.n_log), cfg.lr0, cfg.seed,
+                          init_seeds=cfg.init_seeds)
     r["scales"] = list(cfg.scales)
     r["epochs"] = r["step"] * cfg.lr0 / PAPER_LR0  # in the paper's lr-100 epochs
-    return r
+    return split_seeds(r, len(cfg.scales), len(cfg.init_seeds or (cfg.seed,)))
 
 
 @dataclass(frozen=True)
 class ModularScales:
-    """Figs. 2 and 16: the s = 1 run and the scale sweep (epochs in the paper's lr units)."""
+    """Figs. 2 and 16: the s = 1 run and the scale sweep (epochs in the paper's lr units), one
+    list entry per init seed."""
 
     shown: int  # index of the s = 1 run
-    delay: float  # s = 1: epoch of test acc ≥ 0.9 − epoch of train acc ≥ 0.99 (∞: never)
-    norm_growth: float  # s = 1: final / initial ‖W1‖ + ‖W2‖
-    delay_increases_with_scale: bool  # epoch of test acc ≥ 0.9 increases with s
-    loss_before_fit: float  # s = 1: min test MSE before train acc reaches 0.9 / initial (Fig. 16)
+    t_train: list  # s = 1: epoch train acc first reaches 1 (perfect classification)
+    t_test: list  # s = 1: epoch test acc first reaches 0.9
+    delay_ratio: list  # s = 1: t_test / t_train
+    norm_growth: list  # s = 1: final / initial ‖W1‖ + ‖W2‖
+    delay_increases_with_scale: list  # epoch of test acc ≥ 0.9 increases with s
+    loss_before_fit: list  # s = 1: min test MSE before train acc reaches 1 / initial (Fig. 16)
+    loss_dip_over_acc: list  # s = 1: epoch test MSE first falls below the train MSE at perfect train acc / t_test
+
+
+def _fig2(r: dict) -> ModularScales:
+    i = r["scales"].index(SHOWN_SCALE)
+    e = r["epochs"]
+    t_tr = first_crossing(e, r["train_acc"][i], 1.0)
+    t_te = [first_crossing(e, r["test_acc"][k], 0.9) for k in range(len(r["scales"]))]
+    before = np.nonzero(r["train_acc"][i] < 1.0)[0]
+    fit = np.nonzero(r["train_acc"][i] >= 1.0)[0]
+    dip = first_crossing(e, r["test_loss"][i], float(r["train_loss"][i][fit[0]]), below=True) if len(fit) \
+        else NOT_OBSERVED
+    return ModularScales(i, t_tr, t_te[i], ratio(t_te[i], t_tr), float(r["norm"][i, -1] / r["norm"][i, 0]),
+                         increasing(t_te), float(r["test_loss"][i][before].min() / r["test_loss"][i, 0]),
+                         ratio(dip, t_te[i]))
 
 
 def fig2_summary(r: dict) -> ModularScales:
-    """Figs. 2 and 16's numbers."""
-    i = r["scales"].index(SHOWN_SCALE)
-    e = r["epochs"]
-    t_tr = [first_crossing(e, r["train_acc"][k], 0.99, never=float("inf")) for k in range(len(r["scales"]))]
-    t_te = [first_crossing(e, r["test_acc"][k], 0.9, never=float("inf")) for k in range(len(r["scales"]))]
-    before = np.nonzero(r["train_acc"][i] < 0.9)[0]
-    return ModularScales(i, t_te[i] - t_tr[i], float(r["norm"][i, -1] / r["norm"][i, 0]), increasing(t_te),
-                         float(r["test_loss"][i][before].min() / r["test_loss"][i, 0]))
+    """Figs. 2 and 16's numbers, per init seed."""
+    return transpose([_fig2(v) for v in seed_views(r)])
 
 
 # --------------------------------------------------------------------------- Figs. 8, 17, 18, 13b
@@ -85,6 +108,7 @@ class StudentTeacher:
     steps: int = 10_000  # full-batch AdamW steps
     thresholds: tuple = (1e-3,)  # a sample is correct if its MSE is below the threshold
     n_log: int = 100  # log-spaced evaluation steps
+    seeds: tuple = unstated((0, 1, 2))  # teacher 3s, student 3s+1, data 3s+2 (batched)
 
 
 FIG8 = StudentTeacher()
@@ -98,42 +122,73 @@ def student_teacher(cfg: StudentTeacher, device: str = "cpu") -> dict:
     """Chapter Figs. 8, 17 and 18: one batched run per output scale, accuracy per threshold."""
     from companion.train.lazy_rich import train_student_teacher
 
-    r = train_student_teacher(cfg.scales, cfg.steps, log_steps(cfg.steps, cfg.n_log), thresholds=cfg.thresholds)
+    r = train_student_teacher(cfg.scales, cfg.steps, log_steps(cfg.steps, cfg.n_log), thresholds=cfg.thresholds,
+                              seeds=cfg.seeds)
     r["scales"] = list(cfg.scales)
-    return r
+    return split_seeds(r, len(cfg.scales), len(cfg.seeds))
 
 
 @dataclass(frozen=True)
 class ScaleSweep:
-    """Fig. 8: final accuracy and delay against the scale (threshold 10⁻³)."""
+    """Fig. 8 (threshold 10⁻³), per seed: t_te(acc 0.5) / t_tr(acc 0.9) of every scale."""
 
-    final_acc_decreasing: bool  # final test accuracy decreases with the scale
-    delay_increasing: bool  # t_te(acc 0.5) − t_tr(acc 0.9) non-decreasing and larger at the largest scale
+    scales: list
+    final_acc_decreasing: list  # final test accuracy decreases with the scale
+    ratios: list  # per scale: t_te(acc 0.5) / t_tr(acc 0.9) (not observed: not generalised in the run)
+    smallest_ratio: list  # at the smallest scale
+    liu_ratio: list  # at scale 1 (Liu et al.'s experiment)
+    largest_ratio: list  # at the largest scale
+
+
+def _fig8(r: dict) -> ScaleSweep:
+    fin = r["test_acc"][:, 0, -1]
+    s = r["step"]
+    rr = [ratio(rising_crossing(s, r["test_acc"][k, 0], 0.5), rising_crossing(s, r["train_acc"][k, 0], 0.9))
+          for k in range(len(r["scales"]))]
+    return ScaleSweep(list(r["scales"]), increasing(-fin), rr, rr[0], rr[r["scales"].index(1.0)], rr[-1])
 
 
 def fig8_summary(r: dict) -> ScaleSweep:
-    """Fig. 8's numbers."""
-    fin = r["test_acc"][:, 0, -1]
-    d = [rising_crossing(r["step"], r["test_acc"][k, 0], 0.5) - rising_crossing(r["step"], r["train_acc"][k, 0], 0.9)
-         for k in range(len(r["scales"]))]
-    return ScaleSweep(increasing(-fin), increasing(d, strict=False) and d[0] < d[-1])
+    """Fig. 8's numbers, per seed."""
+    return transpose([_fig8(v) for v in seed_views(r)])
 
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Figs. 17, 18: one run's accuracy under two thresholds, and its losses."""
+    """Figs. 17, 18: one run's accuracy under several thresholds, and its losses (per seed)."""
 
-    earlier_at_loose: float  # t(test acc 0.9 at θ = 10⁻³) / max(t(... at θ = 0.1), 1)
-    early_gap: float  # largest test / train loss over the first third of the logged steps
+    t_tight: list  # first step test acc ≥ 0.9 at the tightest threshold that reaches it
+    t_loose: list  # ... at the loosest threshold θ = 0.1
+    tight_theta: float  # that tightest threshold
+    threshold_ratio: list  # t_tight / t_loose
+    gap_first_tenth: list  # largest test / train loss over the first 10% of the steps (Fig. 18)
+    gap_whole_run: list  # largest test / train loss over the whole run
+
+
+TIGHT_THETAS = (1e-3, 5e-3, 0.01)  # Fig. 17: the tight thresholds, tightest first
+
+
+def _fig17(r: dict, theta: float) -> Thresholds:
+    th = list(r["thresholds"])
+    t_loose = rising_crossing(r["step"], r["test_acc"][0, th.index(0.1)], 0.9)
+    t_tight = rising_crossing(r["step"], r["test_acc"][0, th.index(theta)], 0.9)
+    s = np.asarray(r["step"])
+    gap = r["test_loss"][0] / r["train_loss"][0]
+    first = s <= 0.1 * s[-1]
+    return Thresholds(t_tight, t_loose, theta, ratio(t_tight, max(t_loose, 1.0)) if observed(t_loose) else NOT_OBSERVED,
+                      float(gap[first].max()), float(gap.max()))
 
 
 def fig17_summary(r: dict) -> Thresholds:
-    """Figs. 17 and 18's numbers."""
+    """Figs. 17 and 18's numbers, per seed: the tight threshold is the tightest of TIGHT_THETAS
+    (among those the run has) at which every seed's test accuracy reaches 0.9, so both events
+    of the comparison are observed under the same budget."""
+    views = seed_views(r)
     th = list(r["thresholds"])
-    t_big = rising_crossing(r["step"], r["test_acc"][0, th.index(0.1)], 0.9)
-    t_small = rising_crossing(r["step"], r["test_acc"][0, th.index(1e-3)], 0.9)
-    gap = r["test_loss"][0, 1:] / r["train_loss"][0, 1:]
-    return Thresholds(t_small / max(t_big, 1.0), float(gap[: max(len(gap) // 3, 1)].max()))
+    ok = [t for t in TIGHT_THETAS if t in th and all(observed(rising_crossing(v["step"], v["test_acc"][0, th.index(t)],
+                                                                              0.9)) for v in views)]
+    theta = ok[0] if ok else [t for t in TIGHT_THETAS if t in th][-1]
+    return transpose([_fig17(v, theta) for v in views])
 
 
 @dataclass(frozen=True)
@@ -202,9 +257,10 @@ def fig6a(cfg: Digits, device: str = "cpu") -> dict:
 
 @dataclass(frozen=True)
 class DigitsDelay:
-    """Fig. 6a at the largest α."""
+    """Fig. 6a at the largest α (the laziest run), one run per α."""
 
-    delay_ratio: float  # t(test acc 0.9) / max(t(train acc 0.9), 1)
+    delay_ratio: object  # t(test acc 0.9) / t(train acc 0.9) (not observed if either never happens)
+    lazy_test_at_fit: object  # test accuracy when train accuracy first reaches 0.9
     is_mnist: bool  # the data are MNIST (else scikit-learn's 8×8 digits)
 
 
@@ -212,4 +268,7 @@ def fig6a_summary(r: dict) -> DigitsDelay:
     """Fig. 6a's numbers."""
     a_ = rising_crossing(r["step"], r["train_acc"][-1], 0.9)
     b_ = rising_crossing(r["step"], r["test_acc"][-1], 0.9)
-    return DigitsDelay(float(b_ / max(a_, 1.0)), r["source"].startswith("MNIST"))
+    hit = np.nonzero(np.asarray(r["train_acc"][-1]) >= 0.9)[0]
+    at_fit = float(r["test_acc"][-1][hit[0]]) if len(hit) else NOT_OBSERVED
+    return DigitsDelay(ratio(b_, max(a_, 1.0)) if observed(a_) else NOT_OBSERVED, at_fit,
+                       r["source"].startswith("MNIST"))

@@ -12,7 +12,9 @@ import torch
 
 from companion.cache import experiment
 from companion.experiments.lazy_rich.closure import DT, QuadraticRun
+from companion.experiments.lazy_rich.measures import half_times, ratio, transpose
 from companion.models.committee import hermite
+from companion.settings import unstated
 from companion.train.fit import log_steps
 from companion.train.lazy_rich import run_committee
 
@@ -26,7 +28,7 @@ class NeuronRuns:
     readouts: bool = False  # train the readouts a_i (else a_i = 1)
     hermite_k: int = 2  # 2: quadratic φ; k > 2: φ = h + (ε/2)He_k(h), target He_k(β·x)
     n_test: int = 1000  # test points
-    seeds: tuple = (0,)  # data seeds; weight seed = seed + 1
+    seeds: tuple = unstated((0, 1, 2))  # data seeds; weight seed = seed + 1 (batched)
 
 
 # App. 12: D=40, N=2, α=1, ε=0.25, P=120, trained readouts, η = 0.05N, uncentred, 100k epochs
@@ -90,38 +92,60 @@ def direct(cfg: NeuronRuns, device: str = "cpu") -> dict:
 
 @dataclass(frozen=True)
 class Readouts:
-    """Fig. 11 (first seed): the eq. 6 terms of the readout network."""
+    """Fig. 11, per seed: the eq. 6 terms of the readout network."""
 
-    linear_peak_over_final: float  # peak / final power in linear modes
-    misalignment_at_peak: float  # misalignment at the linear-power peak / initial
-    test_rise: float  # population test loss at the peak / its minimum before the peak
-    final: float  # final / initial population test loss
+    linear_peak_over_final: list  # peak / final power in linear modes
+    misalignment_at_peak: list  # misalignment at the linear-power peak / initial
+    test_rise: list  # population test loss at the peak / its minimum before the peak
+    final: list  # final / initial population test loss
+
+
+def _fig11(r: dict, i: int) -> Readouts:
+    lp, mis, te = r["linear"][i], r["misalignment"][i], r["pop_test"][i]
+    j = int(np.argmax(lp))
+    k = int(np.argmin(te[: j + 1]))
+    return Readouts(float(lp[j] / lp[-1]), float(mis[j] / mis[0]), float(te[j] / te[k]), float(te[-1] / te[0]))
 
 
 def fig11_summary(r: dict) -> Readouts:
-    """Fig. 11's numbers."""
-    lp, mis, te = r["linear"][0], r["misalignment"][0], r["pop_test"][0]
-    j = int(np.argmax(lp))
-    k = int(np.argmin(te[: j + 1]))
-    return Readouts(float(lp[j] / lp[-1]), float(mis[j] / mis[0]), float(te[j] / te[k]),
-                    float(r["pop_test"][0, -1] / r["pop_test"][0, 0]))
+    """Fig. 11's numbers, per seed."""
+    return transpose([_fig11(r, i) for i in range(len(r["train_loss"]))])
 
 
 @dataclass(frozen=True)
 class Momentum:
-    """Fig. 13a (first seed): heavy-ball momentum, network and linearised network."""
+    """Fig. 13a, per seed: heavy-ball momentum, network and linearised network."""
 
-    rise: float  # max / initial test loss
-    final: float  # final / initial test loss
-    linearised_final: float  # linearised final test / network initial test
+    rise: list  # max / initial test loss
+    final: list  # final / initial test loss
+    linearised_final: list  # linearised final test / network initial test
+
+
+def _fig13a(r: dict, i: int) -> Momentum:
+    te = r["test_loss"][i]
+    return Momentum(float(te.max() / te[0]), float(te[-1] / te[0]), float(r["lin_test"][i, -1] / te[0]))
 
 
 def fig13a_summary(r: dict) -> Momentum:
-    """Fig. 13a's numbers."""
-    te = r["test_loss"][0]
-    return Momentum(float(te.max() / te[0]), float(te[-1] / te[0]), float(r["lin_test"][0, -1] / te[0]))
+    """Fig. 13a's numbers, per seed."""
+    return transpose([_fig13a(r, i) for i in range(len(r["train_loss"]))])
 
 
-def fig15_final(r: dict) -> float:
-    """Fig. 15: final / initial test loss of the first seed."""
-    return float(r["test_loss"][0, -1] / r["test_loss"][0, 0])
+@dataclass(frozen=True)
+class HermiteTarget:
+    """Fig. 15, per seed: does the network fit, and generalise after fitting?"""
+
+    train_final: list  # final / initial train loss
+    test_final: list  # final / initial test loss
+    ratio: list  # t_te(½) / t_tr(½) (not observed: the test loss never halves)
+
+
+def _fig15(r: dict, i: int) -> HermiteTarget:
+    tr, te = r["train_loss"][i], r["test_loss"][i]
+    t_tr, t_te = half_times(r["step"], tr, te)
+    return HermiteTarget(float(tr[-1] / tr[0]), float(te[-1] / te[0]), ratio(t_te, t_tr))
+
+
+def fig15_summary(r: dict) -> HermiteTarget:
+    """Fig. 15's numbers, per seed."""
+    return transpose([_fig15(r, i) for i in range(len(r["train_loss"]))])

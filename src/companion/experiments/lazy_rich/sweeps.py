@@ -1,0 +1,115 @@
+"""Summaries of the closure sweeps of Figs. 7, 9, 10 and 14 (:mod:`.closure` runs them), per
+data seed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.events import NOT_OBSERVED
+from companion.experiments.lazy_rich.closure import SMALL_LAM, _final, _half_times, _rise, per_seed
+from companion.experiments.lazy_rich.measures import increasing, ratio
+
+
+@dataclass(frozen=True)
+class Laziness:
+    """Fig. 7: σ²α, not α or σ alone, sets the relative weight change and the final loss (per seed)."""
+
+    sigma_alpha_rel_dev: list  # max |rel(σ sweep) / rel(α sweep) − 1| over runs of equal σ²α
+    joint_rel_spread: list  # α = 1/σ²: max / min relative change over σ
+    joint_final_spread: list  # α = 1/σ²: max / min final / initial test loss over σ
+    rel_decreasing: list  # relative change decreases with σ²α (α sweep)
+
+
+def _fig7(r3a: dict, r7b: dict, r7c: dict) -> Laziness:
+    sa = [v[0] for v in r3a["values"]]
+    rel = np.sqrt(r3a["rel_change2"][:, -1])
+
+    def rel_final(r, i):
+        return np.sqrt(r["rel_change2"][i, -1]), r["test_loss"][i, -1] / r["test_loss"][i, 0]
+
+    pairs = [(k, sa.index(r7b["values"][k][0] ** 2)) for k in range(len(r7b["values"]))
+             if r7b["values"][k][0] ** 2 in sa]
+    rel_dev = max(abs(rel_final(r7b, k)[0] / rel[j] - 1) for k, j in pairs)
+    joint = np.asarray([rel_final(r7c, k) for k in range(len(r7c["values"]))])
+    return Laziness(float(rel_dev), float(joint[:, 0].max() / joint[:, 0].min()),
+                    float(joint[:, 1].max() / joint[:, 1].min()), increasing(-rel))
+
+
+def fig7_summary(r3a: dict, r7b: dict, r7c: dict) -> Laziness:
+    """Fig. 7's numbers from the α (Fig. 3a), σ and joint sweeps, per seed."""
+    return per_seed(_fig7, r3a, r7b, r7c)
+
+
+@dataclass(frozen=True)
+class Goldilocks:
+    """Fig. 9 (P ∈ {50, 120, 500}: too little, just right, too much data), per seed. One
+    criterion, stated before measuring: a run *groks* when its test loss halves ≥ DELAYED× later
+    than its train loss, and *generalises* when its test loss halves at all."""
+
+    sizes: list  # the data set sizes, increasing
+    small_test_half: list  # smallest P: time the test loss halves (not observed: never generalises)
+    small_final: list  # smallest P: final / initial test loss (> 1: worse than the initial, random guess)
+    mid_ratio: list  # middle P: t_te(½) / t_tr(½)
+    mid_linear_rise_fall: list  # middle P: peak / final power in linear modes
+    large_ratio: list  # largest P: t_te(½) / t_tr(½)
+    large_best: list  # the largest P ends at the lowest test loss
+
+
+def _fig9(r: dict) -> Goldilocks:
+    ht = _half_times(r)
+    end = _final(r)
+    lin = r["linear"][len(r["values"]) // 2]
+    return Goldilocks([v[0] for v in r["values"]], ht[0][1], float(end[0]), ratio(ht[1][1], ht[1][0]),
+                      float(lin.max() / max(lin[-1], 1e-300)), ratio(ht[-1][1], ht[-1][0]),
+                      bool(end[-1] == end.min()))
+
+
+def fig9_summary(r: dict) -> Goldilocks:
+    """Fig. 9's numbers (runs in increasing P), per seed."""
+    return per_seed(_fig9, r)
+
+
+@dataclass(frozen=True)
+class SolutionInit:
+    """Fig. 10: the test-loss rise and the delay against the fraction λ of the solution in W0
+    (per seed; a diverged run's values are not observed)."""
+
+    lams: list  # the fractions λ, increasing
+    diverged: list  # runs whose losses became non-finite (no NaN is ever passed on as a value)
+    zero_lam_rise: list  # λ = 0: max / initial test loss
+    ratios: list  # t_te(½) / t_tr(½) per λ
+    delay_decreasing: list  # the ratio decreases with λ over λ ≥ SMALL_LAM
+    small_lam_ratio: list  # the ratio at λ = SMALL_LAM
+
+
+def _fig10(r: dict) -> SolutionInit:
+    lams = [v[0] for v in r["values"]]
+    ok = np.isfinite(r["test_loss"]).all(1) & np.isfinite(r["train_loss"]).all(1)
+    rise = [float(x) if k else NOT_OBSERVED for x, k in zip(_rise(r), ok)]
+    rr = [ratio(b, a) if k else NOT_OBSERVED for (a, b), k in zip(_half_times(r), ok)]
+    big = lams.index(SMALL_LAM)
+    return SolutionInit(lams, int((~ok).sum()), rise[0], rr, increasing([-x for x in rr[big:]]), rr[big])
+
+
+def fig10_summary(r: dict) -> SolutionInit:
+    """Fig. 10's numbers (runs in increasing λ), per seed."""
+    return per_seed(_fig10, r)
+
+
+@dataclass(frozen=True)
+class MultiIndex:
+    """Fig. 14: every number of indices K rises first and generalises (per seed)."""
+
+    smallest_rise: list  # min over K of max / initial test loss
+    largest_final: list  # max over K of final / initial test loss
+
+
+def _fig14(r: dict) -> MultiIndex:
+    return MultiIndex(float(_rise(r).min()), float(_final(r).max()))
+
+
+def fig14_summary(r: dict) -> MultiIndex:
+    """Fig. 14's numbers, per seed."""
+    return per_seed(_fig14, r)
