@@ -199,3 +199,19 @@ def test_weak_lists_fragile_held_claims(tmp_path):
     assert set(fragile) == {"close", "split", "old"}
     assert "within 5%" in fragile["close"][0] and "other side" in fragile["split"][0]
     assert any("no quote" in w for w in fragile["old"])
+
+
+def test_the_chapter_table_opens_with_each_paper_items_status(tmp_path):
+    from companion.claims import item_statuses
+
+    c = Claims("ch", "smoke", tmp_path)
+    c.claim("a", ref="Fig. 1", quantity="x", measured=1.0, expected=at_least(0.5))
+    c.claim("b", ref="Fig. 2 / Table 1", quantity="y", measured=0.1, expected=at_least(0.5))
+    c.claim("c", ref="Fig. 2", quantity="z", measured=1.0, expected=at_least(0.5))
+    c.claim("d", ref="Fig. 3", quantity="identity", measured=1.0, expected=at_least(0.5), kind="consistency")
+    text = item_statuses(c.records)
+    lines = {line.split("</span> ")[0].rsplit(">", 1)[1]: line.split("</span> ")[1] for line in text.splitlines()
+             if line.startswith("- ")}
+    assert lines == {"reproduced": "Fig. 1", "partly": "Fig. 2", "not reproduced": "Table 1"}
+    assert "Fig. 3" not in text  # consistency checks alone give an item no status
+    assert text in c.table().data

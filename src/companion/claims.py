@@ -209,10 +209,11 @@ class Claims:
         return {v: sum(c.verdict == v for c in self.records if c.kind == "paper") for v in VERDICTS}
 
     def table(self):
-        """The chapter's claims table, for display as the last output of a chapter."""
+        """The chapter's claims table, for display as the last output of a chapter, under the status
+        of each paper item its claims cover (:func:`item_statuses`)."""
         from IPython.display import Markdown
 
-        return Markdown(markdown_table(self.records, with_chapter=False))
+        return Markdown(item_statuses(self.records) + "\n\n" + markdown_table(self.records, with_chapter=False))
 
 
 def load_claims(directory: Path | None = None) -> list[Claim]:
@@ -295,6 +296,22 @@ def item_status(records: list[Claim]) -> str:
     if all(c.measured is NOT_OBSERVED for c in paper):
         return "not observed"
     return "not reproduced"
+
+
+def item_statuses(records: list[Claim]) -> str:
+    """One line per status: the paper items whose claims give it (:func:`item_status`), in the
+    order the claims name them; e.g. ``reproduced — Fig. 1, Fig. 3`` (items with no claim are
+    the report's to list)."""
+    from companion.report import paper_items
+
+    items: list[str] = []
+    for r in records:
+        if r.kind == "paper":  # an item checked only for consistency has no status of its own
+            items += [i for i in paper_items(r.paper_ref) if i not in items]
+    status = {i: item_status([r for r in records if i in paper_items(r.paper_ref)]) for i in items}
+    lines = [f"- {status_badge(s)} {', '.join(i for i in items if status[i] == s)}"
+             for s in STATUSES if s in status.values()]
+    return "**Paper items at this build**, each from its claims of the paper:\n\n" + "\n".join(lines) if lines else ""
 
 
 def status_badge(status: str) -> str:
