@@ -28,10 +28,10 @@
 # reduced size. What the cpu build shows (the claims table at the end has every number):
 #
 # - **reproduced** — Figs. 1a, 3b, 3e, 5, 7, 13a, 19 and the linear eigenvalue of App. 11;
-# - **partly** — Fig. 1 (the delay meets the chapter's criterion in one seed of three at D = 50),
+# - **partly** — Fig. 1 (the delay does not meet the chapter's criterion in every seed at D = 50),
 #   Fig. 2, Fig. 3a, Fig. 4 (in Fig. 1's setting; the authors' N = 2 cell shows no test-loss rise),
-#   Figs. 8, 9, 10 (the delay shrinks with λ, but there is no rise to remove), 11 (one seed of
-#   three), 12 (only panel c), 14, 16, 17;
+#   Figs. 8, 9, 10 (the delay shrinks with λ, but there is no rise to remove), 11 (not in every
+#   seed), 12 (only panel c), 14, 16, 17;
 # - **not reproduced** — Fig. 6a (MNIST is replaced by scikit-learn's 8×8 digits: no copy of
 #   MNIST is available offline, and the digits generalise without delay), Fig. 6b, Fig. 15, Fig. 18,
 #   and the quadratic eigenvalue as printed in §5 (the kernel gives 2ε²/D², not 2ε/D²);
@@ -43,15 +43,20 @@ device = "auto"  # auto | cpu | cuda
 seed = 0
 
 # %% tags=["remove-cell"]
+import numpy as np
 from IPython.display import Markdown, display
 
 from companion import profiles
 from companion.claims import Claims, at_least, at_most, between, greater_than, is_true, less_than, never, within
+from companion.expectations import _fmt
 from companion.experiments import lazy_rich as ex
 from companion.figures import lazy_rich as pl
 
 ctx = profiles.setup(profile, device, seed)
 claims = Claims("lazy_rich", profile)
+# known deviations are formatted from this run's numbers (the paper profile: from its kept results)
+CPU = profile == "cpu"
+MEASURED = profile in ("cpu", "paper")
 
 
 # %% [markdown]
@@ -132,6 +137,9 @@ pl.fig1(r1)
 
 # %%
 s1 = ex.fig1_summary(r1)
+c1 = ex.config("fig1", profile).run
+AT1 = (f"at the paper's size (D = {c1.D}, kept result)" if profile == "paper"
+       else f"at the cpu size (D = {c1.D}, P = {c1.P}, N = {c1.N})")
 FIG1 = ("Green and blue loss curves in (b) correspond to sketched green and blue parameter dynamics in (a). "
         "Horizontal line (black) in (b) is the mean-squared error of best kernel regression estimate with the NTK "
         "at initialization (Fig. 1 caption)")
@@ -139,7 +147,10 @@ claims.claim("fig1_linear_early", ref="Fig. 1b",
              quantity="last step the test loss is within 2% of the linearised network's / t_tr(½)",
              per_seed=s1.tracks_linear_until, expected=at_least(1.0), quote=FIG1,
              basis="the network starts lazy: it should track its linearisation at least until the train loss halves",
-             known_deviation=ex.known_deviation("fig1_linear_early", profile))
+             known_deviation=(
+                 f"{AT1} the network's test loss leaves its linearisation's (2% gap) before the train loss halves (the "
+                 "fraction of t_tr(½) per seed is in the claims table): the lazy phase ends early"
+                 if MEASURED else ex.known_deviation("fig1_linear_early", profile)))
 claims.claim("fig1_test_rises", ref="Fig. 1b", quantity="max test loss / initial test loss", per_seed=s1.rise,
              expected=at_least(1.1),
              quote="the initial peak in test error is associated with the model attempting to learn a linear "
@@ -155,7 +166,11 @@ claims.claim("fig1_train_falls_at_peak", ref="Fig. 1b", quantity="train loss / i
 claims.claim("fig1_delay", ref="Fig. 1b", quantity="t_te(½) / t_tr(½)", per_seed=s1.delay_ratio,
              expected=at_least(ex.DELAYED), quote=FIG1 + "; grokking: delayed generalisation",
              basis="the chapter's grokking criterion (test loss halves ≥ 2× later than train loss)",
-             known_deviation=ex.known_deviation("fig1_delay", profile))
+             known_deviation=(
+                 f"{AT1} t_te(½)/t_tr(½) does not meet the chapter's criterion of 2 in every seed (per-seed ratios in "
+                 "the claims table)"
+                 + ("; the delay grows with D (the paper's D = 100 is the paper profile)" if CPU else "")
+                 if MEASURED else ex.known_deviation("fig1_delay", profile)))
 claims.claim("fig1_beats_k0", ref="Fig. 1b", quantity="final test loss / K0 kernel-regression test loss",
              per_seed=s1.final_over_k0, expected=at_most(0.2), quote=FIG1,
              basis="'far below' the K0 line: at least 5× lower",
@@ -197,7 +212,12 @@ claims.claim("fig2_delay_s1", ref="Fig. 2a / App. 16",
              quote="Train accuracy reaches perfect classification in 2k epochs ... the test loss only dips below "
                    "this amount around 3-4k epochs, precisely when the network generalizes in accuracy (App. 16)",
              basis="paper: generalisation at 3–4k epochs after perfect train accuracy at 2k, a ratio of 1.5–2",
-             known_deviation=ex.known_deviation("fig2_delay_s1", profile))
+             known_deviation=(
+                 "with a 4× learning rate and 8000 steps (cpu) test accuracy reaches 0.9 at "
+                 f"{_fmt((np.array(s2.t_test, dtype=object) / 1000).tolist())} thousand paper epochs, after train "
+                 f"accuracy is first perfect at {_fmt((np.array(s2.t_train, dtype=object) / 1000).tolist())} thousand "
+                 "(per seed; ratios in the claims table); the paper's 2k → 3–4k is a ratio of 1.5–2"
+                 if CPU else ex.known_deviation("fig2_delay_s1", profile)))
 claims.claim("fig2_norm_grows", ref="Fig. 2a", quantity="s = 1: final / initial ‖W1‖ + ‖W2‖",
              per_seed=s2.norm_growth, expected=at_least(1.1),
              quote="grokking on a modular arithmetic task that shows an increase in parameter weight norm during "
@@ -232,7 +252,11 @@ claims.claim("fig3a_delay_alpha", ref="Fig. 3a", quantity="t_te(½) − t_tr(½)
              known_deviation=ex.known_deviation("fig3a_delay_alpha", profile))
 claims.claim("fig3a_final_alpha", ref="Fig. 3a / §5.1", quantity="final / initial test loss increases with α",
              per_seed=s3a.final_increasing, expected=is_true("increasing"), quote=ALPHA, basis="paper",
-             known_deviation=ex.known_deviation("fig3a_final_alpha", profile))
+             known_deviation=(
+                 f"the α = {s3a.smallest_alpha[0]:g} run can end in a period-2 oscillation at D = 30 (first seed: the "
+                 "curves above), its final loss then above a larger α's; the seeds where the final loss does increase "
+                 "with α throughout are marked in the claims table"
+                 if CPU else ex.known_deviation("fig3a_final_alpha", profile)))
 claims.claim("fig3a_small_alpha", ref="Fig. 3a", quantity=f"t_te(½) / t_tr(½) at α = {s3a.smallest_alpha[0]:g}",
              per_seed=s3a.smallest_alpha_ratio, expected=less_than(ex.DELAYED),
              quote="At small α, the grokking effect disappears as the generalizing features are extracted "
@@ -290,7 +314,11 @@ claims.claim("app11_lambda_lin", ref="App. 11", quantity=f"λ_lin · D (Monte Ca
 claims.claim("app11_lambda_quad_printed", ref="§5", quantity=f"λ_quad / (2ε/D²), the printed formula (ε = {sk.eps})",
              per_seed=sk.quad_over_printed, expected=within(1.0, 0.1), quote=EIGQ,
              basis="paper (2εD⁻²), with 10% for the Monte Carlo error",
-             known_deviation=ex.known_deviation("app11_lambda_quad_printed", profile))
+             known_deviation=(
+                 f"the printed 2εD⁻² is off by a factor ε = {sk.eps}: Monte Carlo gives {_fmt(sk.quad_over_eps2)} of "
+                 "2ε²D⁻², the value eq. 5's ε² implies (the consistency check below; the ratios to the printed value "
+                 "are in the claims table)"
+                 if MEASURED else ex.known_deviation("app11_lambda_quad_printed", profile)))
 claims.claim("app11_lambda_quad", ref="App. 11", quantity="λ_quad / (2ε²/D²)", per_seed=sk.quad_over_eps2,
              expected=within(1.0, 0.1), kind="consistency",
              basis="theory against Monte Carlo: the ε² of eq. 5's quadratic part gives 2ε²/D² (10% Monte Carlo error)")
@@ -342,15 +370,27 @@ FIG4 = ("the initial peak in test error is associated with the model attempting 
         "reducing the scale of the linear component (dashed black) (§5.3)")
 claims.claim("fig4_n2_rise", ref="Fig. 4", quantity="N = 2: max test loss / initial", per_seed=s4n.rise,
              expected=at_least(1.1), quote=FIG4, basis="a peak is a rise above the start; 10% is well above noise",
-             known_deviation=ex.known_deviation("fig4_n2_rise", profile))
+             known_deviation=(
+                 "in the authors' N = 2 cell the test loss does not rise 10% above its start (max / initial per seed "
+                 "in the claims table): the uncentred N = 2 init already puts much of the test loss in linear modes, "
+                 f"whose power peaks at {_fmt(s4n.linear_peak)} of the initial test loss, hardly above its start (next "
+                 "claim)"
+                 if CPU else ex.known_deviation("fig4_n2_rise", profile)))
 claims.claim("fig4_n2_linear_rises", ref="Fig. 4", quantity="N = 2: peak / initial power in linear modes",
              per_seed=s4n.linear_rise, expected=at_least(1.1), quote=FIG4,
              basis="the network puts power in the linear component: it grows beyond its initial value",
-             known_deviation=ex.known_deviation("fig4_n2_linear_rises", profile))
+             known_deviation=(
+                 "the power in linear modes starts high (uncentred init) and hardly rises above its start (per-seed "
+                 "peak / initial in the claims table)"
+                 if CPU else ex.known_deviation("fig4_n2_linear_rises", profile)))
 claims.claim("fig4_n2_linear_gone", ref="Fig. 4", quantity="N = 2: final linear power / initial test loss",
              per_seed=s4n.linear_final, expected=at_most(0.02), quote=FIG4,
              basis="'reducing the scale of the linear component': to within 2% of the initial loss",
-             known_deviation=ex.known_deviation("fig4_n2_linear_gone", profile))
+             known_deviation=(
+                 "after 5000 steps the linear power has not fallen to 2% of the initial test loss in every seed "
+                 "(per-seed values in the claims table): those seeds have not generalised (at 20k steps, the paper "
+                 "profile, they diverge to NaN)"
+                 if CPU else ex.known_deviation("fig4_n2_linear_gone", profile)))
 
 # %%
 pl.fig4(r1)
@@ -428,7 +468,11 @@ claims.claim("fig6a_large_alpha_groks", ref="Fig. 6a",
              quantity="largest α: step test acc ≥ 0.9 / step train acc ≥ 0.9", measured=s6a.delay_ratio,
              expected=at_least(ex.DELAYED), quote=MNIST, basis="the chapter's grokking criterion, on accuracy",
              one_value="one run per α (the digits trainer has no seed axis yet)",
-             known_deviation=None if s6a.is_mnist else ex.known_deviation("fig6a_large_alpha_groks", profile))
+             known_deviation=None if s6a.is_mnist else (
+                 f"on 8×8 digits the laziest run (α = 1) reaches test accuracy 0.9 {_fmt(s6a.delay_ratio)}× the step "
+                 f"train accuracy reaches 0.9: no delay; the lazy network already has {_fmt(s6a.lazy_test_at_fit)} "
+                 "test accuracy when it fits (consistency check below), so there is no grokking to remove"
+                 if CPU else ex.known_deviation("fig6a_large_alpha_groks", profile)))
 claims.claim("fig6a_lazy_kernel_easy", ref="Fig. 6a (our reason)",
              quantity="largest α: test accuracy when train accuracy first reaches 0.9", measured=s6a.lazy_test_at_fit,
              expected=at_least(0.8), kind="consistency",
@@ -452,12 +496,18 @@ claims.claim("fig6b_alpha_delay", ref="Fig. 6b", quantity="t_te(0.1) / t_tr(0.1)
              measured=s6b.increasing, expected=is_true("increasing"), quote=TRANSFORMER,
              basis="control by laziness: the delay ratio grows with α (every α must generalise)",
              one_value="one run per α (the transformer runs are not batched over seeds)",
-             known_deviation=ex.known_deviation("fig6b_alpha_delay", profile))
+             known_deviation=(
+                 f"at cpu size (p = 31, 2000 steps) t_te/t_tr is {_fmt(s6b.ratios)} for α = {_fmt(s6b.alphas)}: an α "
+                 "whose run never reaches test cross-entropy 0.1 has its delay not observed, and so has the increase"
+                 if CPU else ex.known_deviation("fig6b_alpha_delay", profile)))
 claims.claim("fig6b_small_alpha", ref="Fig. 6b", quantity=f"α = {s6b.alphas[0]}: t_te(0.1) / t_tr(0.1)",
              measured=s6b.smallest_alpha_ratio, expected=less_than(ex.DELAYED), quote=TRANSFORMER,
              basis="vanished = below the chapter's grokking criterion (ratio 2)",
              one_value="one run per α (the transformer runs are not batched over seeds)",
-             known_deviation=ex.known_deviation("fig6b_small_alpha", profile))
+             known_deviation=(
+                 f"the smallest cpu α = {s6b.alphas[0]} groks strongly (ratio in the claims table); the paper's α = "
+                 "0.15 is not run at cpu"
+                 if CPU else ex.known_deviation("fig6b_small_alpha", profile)))
 
 # %% [markdown]
 # ## Fig. 7 — σ²α, not the weight norm alone, sets the laziness
@@ -514,7 +564,11 @@ claims.claim("fig8_final_acc", ref="Fig. 8", quantity="final test accuracy decre
 claims.claim("fig8_liu_groks", ref="Fig. 8", quantity="scale 1: t_te(acc 0.5) / t_tr(acc 0.9)",
              per_seed=s8.liu_ratio, expected=at_least(ex.DELAYED), quote=ST,
              basis="the chapter's grokking criterion, on accuracy",
-             known_deviation=ex.known_deviation("fig8_liu_groks", profile))
+             known_deviation=(
+                 "in 3000 AdamW steps (paper: 10k) the scale-1 student does not meet the criterion in every seed "
+                 "(claims table; not observed: test accuracy never reaches 0.5 in the run); over the scales "
+                 f"{_fmt(s8.scales[0])} the first seed's ratios are {_fmt(s8.ratios[0])}"
+                 if CPU else ex.known_deviation("fig8_liu_groks", profile)))
 claims.claim("fig8_small_vanishes", ref="Fig. 8", quantity=f"scale {s8.scales[0][0]}: t_te(acc 0.5) / t_tr(acc 0.9)",
              per_seed=s8.smallest_ratio, expected=less_than(ex.DELAYED), quote=ST,
              basis="vanish = below the chapter's grokking criterion",
@@ -544,18 +598,30 @@ claims.claim("fig9a_worse_than_random", ref="Fig. 9a", quantity=f"P = {s9.sizes[
              quote="This attempted (approximate) kernel method helps us interpolate the train set, but leads to worse "
                    "than random behavior (App. 8.3.2)",
              basis="worse than the initial (random) network: the final test loss above the initial one",
-             known_deviation=ex.known_deviation("fig9a_worse_than_random", profile))
+             known_deviation=(
+                 f"P = {s9.sizes[0][0]} does not end above its initial test loss in every seed (per-seed final / "
+                 "initial in the claims table): it is not worse than the initial network throughout"
+                 if CPU else ex.known_deviation("fig9a_worse_than_random", profile)))
 claims.claim("fig9_mid_groks", ref="Fig. 9b", quantity=f"P = {s9.sizes[0][1]}: t_te(½) / t_tr(½)",
              per_seed=s9.mid_ratio, expected=at_least(ex.DELAYED), quote=GOLD, basis="the chapter's grokking criterion",
-             known_deviation=ex.known_deviation("fig9_mid_groks", profile))
+             known_deviation=(
+                 f"P = {s9.sizes[0][1]} does not meet the grokking criterion in every seed within the cpu run's 10k "
+                 "steps (paper: 50k): per-seed ratios in the claims table (not observed: the test loss never halves)"
+                 if CPU else ex.known_deviation("fig9_mid_groks", profile)))
 claims.claim("fig9_mid_linear", ref="Fig. 9e", quantity=f"P = {s9.sizes[0][1]}: peak / final power in linear modes",
              per_seed=s9.mid_linear_rise_fall, expected=at_least(10.0), quote=GOLD,
              basis="'a rise then fall': the final linear power at least 10× below its peak",
-             known_deviation=ex.known_deviation("fig9_mid_linear", profile))
+             known_deviation=(
+                 f"after 10k steps (paper: 50k) the linear power of P = {s9.sizes[0][1]} has not fallen 10× below its "
+                 "peak in every seed (per-seed peak / final in the claims table)"
+                 if CPU else ex.known_deviation("fig9_mid_linear", profile)))
 claims.claim("fig9_large_no_delay", ref="Fig. 9c", quantity=f"P = {s9.sizes[0][-1]}: t_te(½) / t_tr(½)",
              per_seed=s9.large_ratio, expected=less_than(ex.DELAYED), quote=GOLD,
              basis="too much data for grokking: below the chapter's grokking criterion",
-             known_deviation=ex.known_deviation("fig9_large_no_delay", profile))
+             known_deviation=(
+                 f"P = {s9.sizes[0][-1]}: t_te/t_tr reaches the criterion's edge of 2 in at least one seed (per-seed "
+                 "ratios in the claims table)"
+                 if CPU else ex.known_deviation("fig9_large_no_delay", profile)))
 claims.claim("fig9_large_best", ref="Fig. 9c", quantity=f"P = {s9.sizes[0][-1]} ends at the lowest test loss",
              per_seed=s9.large_best, expected=is_true(), quote=GOLD,
              basis="more data, better generalisation ('full generalization' in (c))",
@@ -576,7 +642,10 @@ SOL = ("increasing alignment by even a little bit makes dramatic grokking (incre
 claims.claim("fig10_rise_at_zero", ref="Fig. 10", quantity="λ = 0: max test loss / initial",
              per_seed=s10.zero_lam_rise, expected=at_least(1.1), quote=SOL,
              basis="the rise that the solution component removes: 10% above the start",
-             known_deviation=ex.known_deviation("fig10_rise_at_zero", profile))
+             known_deviation=(
+                 "in the authors' N = 2 cell the test loss does not rise 10% above its start at λ = 0 (max / initial "
+                 "per seed in the claims table), so there is no rise for the solution component to remove"
+                 if CPU else ex.known_deviation("fig10_rise_at_zero", profile)))
 claims.claim("fig10_delay_shrinks", ref="Fig. 10", quantity="t_te(½) / t_tr(½) decreases with λ (λ ≥ 0.2)",
              per_seed=s10.delay_decreasing, expected=is_true("decreasing"), quote=SOL,
              basis="more alignment at the start, less delay ('evidence that initial NTK alignment controls ...')",
@@ -584,7 +653,12 @@ claims.claim("fig10_delay_shrinks", ref="Fig. 10", quantity="t_te(½) / t_tr(½)
 claims.claim("fig10_small_lambda", ref="Fig. 10", quantity=f"λ = {ex.SMALL_LAM}: t_te(½) / t_tr(½)",
              per_seed=s10.small_lam_ratio, expected=less_than(ex.DELAYED), quote=SOL,
              basis="'even a little bit' makes grokking vanish: below the chapter's grokking criterion",
-             known_deviation=ex.known_deviation("fig10_small_lambda", profile))
+             known_deviation=(
+                 f"λ = {ex.SMALL_LAM} still delays generalisation (per-seed ratios in the claims table; λ = 0: "
+                 f"{_fmt(np.array(s10.ratios, dtype=object)[:, 0].tolist())}); the delay shrinks with λ (claim above) "
+                 f"but only λ = {s10.lams[0][-1]} comes near 2 "
+                 f"({_fmt(np.array(s10.ratios, dtype=object)[:, -1].tolist())})"
+                 if CPU else ex.known_deviation("fig10_small_lambda", profile)))
 
 # %% [markdown]
 # ## Fig. 11 — the same mechanism with trained readouts
@@ -601,7 +675,10 @@ READ = "Grokking decomposition for an ordinary 2-layer MLP ... The same mechanis
 claims.claim("fig11_linear_rise_fall", ref="Fig. 11", quantity="peak / final power in linear modes",
              per_seed=s11.linear_peak_over_final, expected=at_least(10.0), quote=READ,
              basis="as Fig. 4: the linear power rises, then falls at least 10× below its peak",
-             known_deviation=ex.known_deviation("fig11_linear_rise_fall", profile))
+             known_deviation=(
+                 "N = 2 with trained readouts does not work as published in every seed: the linear power does not "
+                 "fall 10× below its peak in all of them (per-seed peak / final in the claims table)"
+                 if CPU else ex.known_deviation("fig11_linear_rise_fall", profile)))
 claims.claim("fig11_alignment_late", ref="Fig. 11", quantity="misalignment at the linear-power peak / initial",
              per_seed=s11.misalignment_at_peak, expected=at_least(0.9), quote=READ,
              basis="as Fig. 4: alignment improves only later (less than 10% gone at the peak)",
@@ -612,7 +689,10 @@ claims.claim("fig11_test_rises", ref="Fig. 11", quantity="test loss at the peak 
              known_deviation=ex.known_deviation("fig11_test_rises", profile))
 claims.claim("fig11_generalises", ref="Fig. 11", quantity="final / initial population test loss",
              per_seed=s11.final, expected=at_most(0.5), quote=READ, basis="generalises: the test loss halves",
-             known_deviation=ex.known_deviation("fig11_generalises", profile))
+             known_deviation=(
+                 "not every seed generalises (per-seed final / initial in the claims table): where the test loss does "
+                 "not halve, the N = 2 network finds no solution"
+                 if CPU else ex.known_deviation("fig11_generalises", profile)))
 
 # %% [markdown]
 # ## Fig. 12 — weight decay versus laziness (transformer)
@@ -631,10 +711,16 @@ WD = ("(a) Start with large grokking time delay with α = 0.5, wd = 1. (b) Incre
 ONE12 = "one run per panel (the transformer runs are not batched over seeds)"
 claims.claim("fig12a_groks", ref="Fig. 12a", quantity="(a): t_te(0.1) / t_tr(0.1)", measured=s12.a,
              expected=at_least(ex.DELAYED), quote=WD, basis="the chapter's grokking criterion", one_value=ONE12,
-             known_deviation=ex.known_deviation("fig12a_groks", profile))
+             known_deviation=(
+                 f"(a) α = 0.5, wd = 1: t_te(0.1) / t_tr(0.1) is {_fmt(s12.a)} in the cpu run (p = 31, 2000 steps); "
+                 "not observed means the test cross-entropy never reaches 0.1, so the delay is not observed"
+                 if CPU else ex.known_deviation("fig12a_groks", profile)))
 claims.claim("fig12b_wd_removes", ref="Fig. 12b", quantity="(b): t_te(0.1) / t_tr(0.1)", measured=s12.b,
              expected=less_than(ex.DELAYED), quote=WD, basis="vanish = below the chapter's grokking criterion",
-             one_value=ONE12, known_deviation=ex.known_deviation("fig12b_wd_removes", profile))
+             one_value=ONE12, known_deviation=(
+                 f"(b) wd = 5 still has t_te/t_tr = {_fmt(s12.b)} at cpu size (c: {_fmt(s12.c)}): weight decay does "
+                 "not remove the delay here"
+                 if CPU else ex.known_deviation("fig12b_wd_removes", profile)))
 claims.claim("fig12c_alpha_restores", ref="Fig. 12c", quantity="(c): t_te(0.1) / t_tr(0.1)", measured=s12.c,
              expected=at_least(ex.DELAYED), quote=WD, basis="recovers = meets the chapter's grokking criterion again",
              one_value=ONE12, known_deviation=ex.known_deviation("fig12c_alpha_restores", profile))
@@ -684,7 +770,10 @@ s14 = ex.fig14_summary(r14)
 MULTI = "Grokking in our set-up persists when the target function is a higher-degree polynomial (Fig. 14 caption)"
 claims.claim("fig14_rise", ref="Fig. 14", quantity="min over K of max / initial test loss", per_seed=s14.smallest_rise,
              expected=at_least(1.1), quote=MULTI, basis="as Fig. 1: the test loss rises 10% above its start first",
-             known_deviation=ex.known_deviation("fig14_rise", profile))
+             known_deviation=(
+                 "at the cpu size (D = 30) the test loss does not rise 10% above its start in every seed (min over K "
+                 "= 1, 2, 3 of max / initial, per seed in the claims table): close to the 10% bound"
+                 if CPU else ex.known_deviation("fig14_rise", profile)))
 claims.claim("fig14_generalise", ref="Fig. 14", quantity="max over K of final / initial test loss",
              per_seed=s14.largest_final, expected=at_most(0.5), quote=MULTI, basis="generalises: the test loss halves",
              known_deviation=ex.known_deviation("fig14_generalise", profile))
@@ -704,7 +793,12 @@ HERM = ("Grokking when learning the Hermite polynomials of varying degree ... ge
         "several thousand epochs (Fig. 15 caption)")
 claims.claim("fig15_groks", ref="Fig. 15", quantity="He₃ target: t_te(½) / t_tr(½)", per_seed=s15.ratio,
              expected=at_least(ex.DELAYED), quote=HERM, basis="the chapter's grokking criterion",
-             known_deviation=ex.known_deviation("fig15_groks", profile))
+             known_deviation=(
+                 f"the He₃ network fits (final / initial train loss {_fmt(s15.train_final)}) but its test loss does "
+                 "not halve 2× later than the train loss in every seed (ratios in the claims table; final / initial "
+                 f"test loss {_fmt(s15.test_final)}): no grokking at the sizes tried (D = 20, P = 400, N = 100, 10k "
+                 "steps; the paper states none)"
+                 if CPU else ex.known_deviation("fig15_groks", profile)))
 
 # %% [markdown]
 # ## Fig. 16 — accuracy and loss of the same run
@@ -719,7 +813,10 @@ claims.claim("fig16_loss_moves", ref="Fig. 16", quantity="min test MSE before tr
              quote="Test accuracy is flat early in training, but test loss moves ... during memorization, test loss "
                    "decreases (App. 16)",
              basis="'moves': a fall of at least 5% below the start",
-             known_deviation=ex.known_deviation("fig16_loss_moves", profile))
+             known_deviation=(
+                 "before train accuracy is perfect the test MSE does not fall 5% below its start in every init seed "
+                 "(per-seed min / initial in the claims table): the fall is close to the 5% bound"
+                 if CPU else ex.known_deviation("fig16_loss_moves", profile)))
 claims.claim("fig16_loss_dip_at_acc", ref="Fig. 16",
              quantity="epoch test MSE falls below the train MSE at perfect train acc / epoch test acc ≥ 0.9",
              per_seed=s2.loss_dip_over_acc, expected=between(2 / 3, 1.5),
@@ -749,12 +846,20 @@ claims.claim("fig17_threshold", ref="Fig. 17",
              quote="Grokking on this particular task depends on the choice of threshold ... the exact same network "
                    "run (Fig. 17 caption)",
              basis="a striking threshold artefact: a decade apart on the paper's log-epoch axis",
-             known_deviation=ex.known_deviation("fig17_threshold", profile))
+             known_deviation=(
+                 f"θ = {s17.tight_theta[0]:g} reaches test accuracy 0.9 far later than θ = 0.1 where both are "
+                 "observed, but not in every seed within 5000 steps (paper: 100k): that ratio is not observed (claims "
+                 "table); tighter θ (≤ 5·10⁻³) do not reach 0.9 in every seed either"
+                 if CPU else ex.known_deviation("fig17_threshold", profile)))
 claims.claim("fig18_tracks", ref="Fig. 18", quantity="largest test / train loss over the whole run",
              per_seed=s17.gap_whole_run, expected=at_most(10.0),
              quote="the train loss tracks the test loss throughout (Fig. 18 caption)",
              basis="tracks = within a decade of each other on the paper's log-loss axis",
-             known_deviation=ex.known_deviation("fig18_tracks", profile))
+             known_deviation=(
+                 "over the whole run (5000 steps) test / train loss exceeds a decade (per-seed maxima in the claims "
+                 "table): the train loss falls far below the test loss, which plateaus; over the first 10% of the run "
+                 f"the ratio is at most {_fmt(s17.gap_first_tenth)}"
+                 if CPU else ex.known_deviation("fig18_tracks", profile)))
 
 # %% [markdown]
 # ## Fig. 19 — data set size versus task difficulty
