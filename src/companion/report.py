@@ -193,4 +193,8 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
             text = f"`{q.id}`: {q.statement} (expected {q.expected})".replace("|", "\\|")
             lines.append(f"| {q.paper_ref} | — | — | {text} | — | {badge(q.verdict)} ({_fmt(q.measured)}) |")
         lines.append("")
+        mine = [c for c in checks if c.chapter == ch]
+        if mine:  # shown, but apart: they hold by construction, so they are not evidence for the paper
+            lines += [f"Consistency checks ({len(mine)}; true by construction, not counted above): "
+                      + "; ".join(f"`{c.id}` ({c.paper_ref}) {badge(c.verdict)}" for c in mine) + ".", ""]
     return "\n".join(lines)
