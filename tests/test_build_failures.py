@@ -185,7 +185,9 @@ def test_a_killed_build_leaves_the_book_and_the_finished_experiment(safe_book):
     root, env = safe_book
     before = snapshot(root / "_build")
     shutil.rmtree(root / "cache")  # so that the build below computes `square` again
-    cmd = [sys.executable, "-m", "companion", "build", "--profile", "smoke", "--jobs", "1",
+    # two workers: `quick` caches `square` while `slow` sleeps, whichever the build starts first (it
+    # orders chapters by their times in the last build, which for these two differ only by noise)
+    cmd = [sys.executable, "-m", "companion", "build", "--profile", "smoke", "--jobs", "2",
            "--chapter", "quick", "--chapter", "slow", *CDN]
     proc = subprocess.Popen(cmd, cwd=root, env={**os.environ, **env, "SLOW_SECONDS": "300"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
