@@ -32,6 +32,14 @@ not happen is :data:`~companion.events.NOT_OBSERVED` and fails every expectation
 numbers, theory against its own limit) is ``kind="consistency"``: computed and shown, but
 counted apart from the paper's claims.
 
+**Hypotheses** (:meth:`Claims.hypothesis`, the synthesis chapter's form) test one paper's
+*explanation* of grokking in a setting, possibly another paper's: a :class:`Prediction` written
+in the library before the run (whose explanation, what it predicts, the expectation that decides
+it, and the outcome that would refute it), checked against measured per-seed values. The verdict
+is ``supported``, ``refuted`` or ``undecided`` (too few seeds, or seeds on both sides of the bound
+with fewer than 5); a refuted hypothesis is a finding, not a bug, so it never fails the build.
+:func:`verdict_table` sets them out, explanation by setting.
+
 Every check rewrites ``<claims dir>/<chapter>.json`` at once, so a chapter that later raises
 still leaves the claims it reached. :meth:`Claims.table` renders the chapter's claims table.
 """
@@ -50,6 +58,7 @@ from companion.expectations import (  # noqa: F401  (re-exported: chapters impor
     MEDIAN,
     NEVER_TEXT,
     Expectation,
+    Prediction,
     Rule,
     _finite,
     _fmt,
@@ -72,8 +81,11 @@ from companion.expectations import (  # noqa: F401  (re-exported: chapters impor
 )
 
 VERDICTS = ("held", "failed", "known-deviation")
-#: claims of the paper, and checks that hold by construction (counted apart)
-KINDS = ("paper", "consistency")
+#: the verdicts of a hypothesis (:meth:`Claims.hypothesis`); none fails the build
+HYPOTHESIS_VERDICTS = ("supported", "refuted", "undecided")
+#: claims of the paper, checks that hold by construction (counted apart), and hypotheses that test
+#: one paper's explanation in a setting (the synthesis chapter; counted apart, never failing a build)
+KINDS = ("paper", "consistency", "hypothesis")
 #: profiles at which a claim must carry its quote and basis, and trained claims ≥ 3 seeds
 STRICT_PROFILES = ("cpu", "paper")
 MIN_SEEDS = 3
@@ -104,6 +116,11 @@ class Claim:
     margin: float | None = None  # distance of the deciding value from the bound, relative
     one_value: str | None = None  # why a claim from a trained run rests on one value
     undecided: str | None = None  # why the seeds could not decide (too few, on both sides of the bound)
+    # hypotheses (Claims.hypothesis) only
+    explanation: str | None = None  # whose explanation is tested, e.g. "Kumar et al."
+    setting: str | None = None  # where it is tested, e.g. "transformer, a + b mod 47"
+    refuted_if: str | None = None  # the outcome that would refute it, stated before the run
+    group: str | None = None  # claims that are one test under different definitions
 
     @property
     def ok(self) -> bool:
@@ -191,6 +208,25 @@ class Claims:
                                self.profile, self.chapter, known_deviation, quantity=quantity, quote=quote,
                                basis=basis, kind=kind, margin=margin, one_value=one_value, **extra))
 
+    def hypothesis(self, id: str, *, ref: str, setting: str, quantity: str, prediction: Prediction,
+                   measured: Any = None, per_seed: list | None = None, rule: Rule = ALL_SEEDS,
+                   basis: str | None = None, group: str | None = None) -> Claim:
+        """Record a test of one paper's explanation in ``setting``: :func:`companion.hypotheses.decide_hypothesis`."""
+        from companion.hypotheses import decide_hypothesis
+
+        return self._add(decide_hypothesis(self.chapter, self.profile, id, ref=ref, setting=setting, quantity=quantity,
+                                           prediction=prediction, measured=measured, per_seed=per_seed, rule=rule,
+                                           basis=basis, group=group))
+
+    def verdict_table(self, records: list[Claim] | None = None):
+        """The hypotheses' verdicts, explanation by setting (:func:`companion.hypotheses.verdict_table`),
+        of ``records`` (default: this chapter's), for display."""
+        from IPython.display import Markdown
+
+        from companion.hypotheses import verdict_table
+
+        return Markdown(verdict_table(self.records if records is None else records))
+
     def _add(self, claim: Claim) -> Claim:
         if any(c.id == claim.id for c in self.records):
             raise ValueError(f"claim id {claim.id!r} recorded twice in chapter {self.chapter!r}")
@@ -205,7 +241,7 @@ class Claims:
         os.replace(tmp, self.path)
 
     def summary(self) -> dict[str, int]:
-        """Verdict counts of the paper's claims (consistency checks apart)."""
+        """Verdict counts of the paper's claims (consistency checks and hypotheses apart)."""
         return {v: sum(c.verdict == v for c in self.records if c.kind == "paper") for v in VERDICTS}
 
     def table(self):
@@ -232,11 +268,15 @@ def load_claims(directory: Path | None = None) -> list[Claim]:
 
 
 BADGE = {"held": "held", "failed": "FAILED", "known-deviation": "known deviation"}
+#: the badges of hypotheses (:meth:`Claims.hypothesis`) and of the cells of :func:`verdict_table`
+HYPOTHESIS_BADGE = {"supported": "supported", "refuted": "refuted", "undecided": "undecided",
+                    "definition-dependent": "definition-dependent", "not applicable": "not applicable"}
 
 
 def badge(verdict: str) -> str:
     """A verdict as a text badge (styled by ``_static/companion.css``; readable without it)."""
-    return f'<span class="claim-badge claim-{verdict}">{BADGE[verdict]}</span>'
+    text = BADGE.get(verdict) or HYPOTHESIS_BADGE[verdict]
+    return f'<span class="claim-badge claim-{verdict.replace(" ", "-")}">{text}</span>'
 
 
 def _cell(text: Any) -> str:
@@ -244,11 +284,13 @@ def _cell(text: Any) -> str:
 
 
 def markdown_table(records: list[Claim], with_chapter: bool = True) -> str:
-    """The paper's claims, then where each bound comes from, then the consistency checks."""
+    """The paper's claims, then the hypotheses (:mod:`companion.hypotheses`), then where each bound
+    comes from, then the consistency checks."""
     if not records:
         return "*No claims recorded.*"
     paper = [c for c in records if c.kind == "paper"]
-    checks = [c for c in records if c.kind != "paper"]
+    checks = [c for c in records if c.kind == "consistency"]
+    hypotheses = [c for c in records if c.kind == "hypothesis"]
 
     def table(recs: list[Claim]) -> list[str]:
         head = (["chapter"] if with_chapter else []) + ["claim", "paper", "quantity", "measured", "expected",
@@ -263,8 +305,12 @@ def markdown_table(records: list[Claim], with_chapter: bool = True) -> str:
             rows.append("| " + " | ".join(_cell(x) for x in cells) + " |")
         return rows
 
-    out = table(paper) if paper else ["*No claims of the paper recorded.*"]
-    sourced = [c for c in records if c.quote or c.basis]
+    out = table(paper) if paper else ([] if hypotheses else ["*No claims of the paper recorded.*"])
+    if hypotheses:
+        from companion.hypotheses import hypothesis_table
+
+        out += ["", hypothesis_table(hypotheses, with_chapter=with_chapter)]
+    sourced = [c for c in records if (c.quote or c.basis) and c.kind != "hypothesis"]
     if sourced:
         out += ["", "**What each claim tests, and where its bound comes from:**", ""]
         for c in sourced:
@@ -344,7 +390,7 @@ def weak(records: list[Claim], near: float = 0.05) -> list[tuple[Claim, list[str
 def text_table(records: list[Claim]) -> str:
     """A plain-text table for the terminal (``companion claims``)."""
     rows = [("chapter", "claim", "paper", "measured", "expected", "seeds", "verdict", "profile")]
-    rows += [(c.chapter, c.id + (" (consistency)" if c.kind != "paper" else ""), c.paper_ref, _fmt(c.measured),
+    rows += [(c.chapter, c.id + (f" ({c.kind})" if c.kind != "paper" else ""), c.paper_ref, _fmt(c.measured),
               c.expected, c.seeds, c.verdict, c.profile) for c in records]
     widths = [min(max(len(str(r[i])) for r in rows), 40) for i in range(len(rows[0]))]
     return "\n".join("  ".join(str(v)[:40].ljust(w) for v, w in zip(r, widths)) for r in rows)

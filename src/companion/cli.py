@@ -142,10 +142,13 @@ def main(argv: list[str] | None = None) -> int:
             print(text_table(records))
             paper = [r for r in records if r.kind == "paper"]
             counts = {v: sum(r.verdict == v for r in paper) for v in ("held", "failed", "known-deviation")}
-            checks = [r for r in records if r.kind != "paper"]
+            checks = [r for r in records if r.kind == "consistency"]
+            hyps = [r for r in records if r.kind == "hypothesis"]
             print(f"{counts['held']} held, {counts['failed']} failed, {counts['known-deviation']} known deviation"
                   + (f"; {len(checks)} consistency checks, {sum(r.verdict == 'failed' for r in checks)} failed"
-                     if checks else ""))
+                     if checks else "")
+                  + (f"; {len(hyps)} hypotheses: " + ", ".join(f"{sum(r.verdict == v for r in hyps)} {v}" for v in
+                                                               ("supported", "refuted", "undecided")) if hyps else ""))
             return 0
         parser().print_help()
         return 2

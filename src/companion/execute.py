@@ -38,6 +38,9 @@ class ChapterResult:
         c = self.claims
         counts = (f"claims: {c.get('held', 0)} held, {c.get('failed', 0)} failed, "
                   f"{c.get('known-deviation', 0)} known deviation") if c else "no claims"
+        if any(c.get(v) for v in ("supported", "refuted", "undecided")):
+            counts += (f"; hypotheses: {c.get('supported', 0)} supported, {c.get('refuted', 0)} refuted, "
+                       f"{c.get('undecided', 0)} undecided")
         status = "ok" if self.ok else "FAILED"
         err = f" — {self.error}" if self.error else ""
         return f"[{self.name}] {status} in {self.seconds:.1f} s — {counts}{err}"
@@ -147,10 +150,10 @@ def execute_chapter(root: str, out: str, name: str, parameters: dict, env: dict,
         placeholder_notebook(executed, name, error + "\n\n" + traceback.format_exc())
     summary = {}
     if claims_file.exists():
-        from companion.claims import VERDICTS
+        from companion.claims import HYPOTHESIS_VERDICTS, VERDICTS
 
         recs = json.loads(claims_file.read_text())
-        summary = {v: sum(r["verdict"] == v for r in recs) for v in VERDICTS}
+        summary = {v: sum(r["verdict"] == v for r in recs) for v in (*VERDICTS, *HYPOTHESIS_VERDICTS)}
     return ChapterResult(name, error is None, time.time() - t0, summary, error)
 
 

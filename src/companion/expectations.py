@@ -185,3 +185,12 @@ def decide(expected: Expectation, values: list, rule: Rule) -> tuple[bool, Any, 
     return ok, shown, k, expected.margin(shown)
 
 
+@dataclass(frozen=True)
+class Prediction:
+    """What one paper's explanation of grokking predicts for an experiment, written down in the
+    library before the experiment runs (pre-registered), and decided by ``expected``."""
+
+    paper: str  # whose explanation: "Kumar et al.", "Gu et al.", "Levi et al.", "Xu et al."
+    says: str  # the prediction, in words
+    expected: Expectation  # decides it from the measured value(s)
+    refuted_if: str  # the outcome that would refute it, in words

@@ -124,8 +124,9 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
                   "papers' own settings (profile `paper`, on a GPU; each chapter page says where and when). They "
                   "show what the papers' effects look like at full size; a claim missing there needs a result "
                   "that was not computed at that scale yet.", ""]
-    checks = [r for r in records if r.kind != "paper"]
-    records = [r for r in records if r.kind == "paper"]  # the paper's claims; consistency checks apart
+    checks = [r for r in records if r.kind == "consistency"]
+    hypotheses = [r for r in records if r.kind == "hypothesis"]
+    records = [r for r in records if r.kind == "paper"]  # the paper's claims; checks and hypotheses apart
     total = {v: sum(r.verdict == v for r in records) for v in BADGE}
     head = "| chapter | status | time | held | failed | known deviation |"
     rule = "|---|---|---|---|---|---|"
@@ -153,7 +154,8 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
     lines += ["", f"**Total: {total['held']} held, {total['failed']} failed, "
               f"{total['known-deviation']} known deviations** among the papers' claims"
               + (f"; besides them {len(checks)} consistency checks (true by construction, so not evidence), "
-                 f"{sum(c.verdict == 'failed' for c in checks)} failed" if checks else "") + ".", ""]
+                 f"{sum(c.verdict == 'failed' for c in checks)} failed" if checks else "")
+              + (f"; and {len(hypotheses)} hypotheses (below)" if hypotheses else "") + ".", ""]
     for ch, errs in view_errors.items():
         for e in errs:
             lines += [f"```{{warning}}\nAt the paper's scale a cell of `{ch}` raised {e}\n```", ""]
@@ -197,4 +199,12 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
         if mine:  # shown, but apart: they hold by construction, so they are not evidence for the paper
             lines += [f"Consistency checks ({len(mine)}; true by construction, not counted above): "
                       + "; ".join(f"`{c.id}` ({c.paper_ref}) {badge(c.verdict)}" for c in mine) + ".", ""]
+    if hypotheses:
+        from companion.hypotheses import HYPOTHESIS_VERDICTS, hypothesis_table, verdict_table
+
+        counts = ", ".join(f"{sum(h.verdict == v for h in hypotheses)} {v}" for v in HYPOTHESIS_VERDICTS)
+        lines += ["## Hypotheses: the four explanations on common ground", "",
+                  f"Each paper's explanation of grokking tested in the settings of all four ({counts}); a "
+                  "prediction is written down before its run, and a refuted one is a finding, not a failure.", "",
+                  verdict_table(hypotheses), "", hypothesis_table(hypotheses, with_chapter=True), ""]
     return "\n".join(lines)

@@ -91,7 +91,8 @@ def _stops(cfg: TrainConfig, reached: list, step: int, test_acc: float) -> bool:
     return reached[0] is not None and step >= reached[0] * (1 + cfg.stop_patience)
 
 
-def _record_into(hist: dict, model: nn.Module, data: Split, step: int, cfg: TrainConfig, measures: Mapping) -> float:
+def _record_into(hist: dict, model: nn.Module, data: Split, step: int, cfg: TrainConfig, measures: Mapping,
+                 snapshot: bool = False) -> float:
     model.eval()
     trl, tra = evaluate(model, data.train_x, data.train_y, cfg.loss_dtype)
     tel, tea = evaluate(model, data.test_x, data.test_y, cfg.loss_dtype)
@@ -101,7 +102,36 @@ def _record_into(hist: dict, model: nn.Module, data: Split, step: int, cfg: Trai
     with torch.no_grad():  # measures read the model; they never need its autograd graph
         for k, f in measures.items():
             hist[k].append(float(f(model)))
+        if snapshot:  # a copy of every parameter, for diagnostics computed after the run
+            hist[SNAPSHOTS].append((step, {k: v.detach().cpu().numpy().copy() for k, v in model.named_parameters()}))
     return tea
+
+
+#: history key of the parameter snapshots while training (:func:`_finish_history` stacks them)
+SNAPSHOTS = "_snapshots"
+
+
+def _snapshot_steps(snapshot_at, eval_at: np.ndarray) -> set:
+    """``snapshot_at`` as a set of evaluation steps (a snapshot is taken where the history is recorded)."""
+    if snapshot_at is None:
+        return set()
+    want = {int(s) for s in np.asarray(snapshot_at).reshape(-1)}
+    missing = sorted(want - {int(s) for s in eval_at})
+    if missing:
+        raise ValueError(f"snapshot_at must be evaluation steps; not evaluated: {missing[:5]}")
+    return want
+
+
+def _finish_history(hist: dict) -> dict:
+    """The history as numpy arrays; with snapshots, ``snapshot_step`` (n,) and ``snapshots``
+    {parameter name: array (n, *shape)}."""
+    snaps = hist.pop(SNAPSHOTS, None)
+    out = {k: np.asarray(v) for k, v in hist.items()}
+    if snaps is not None:
+        out["snapshot_step"] = np.asarray([s for s, _ in snaps], dtype=int)
+        names = list(snaps[0][1]) if snaps else []
+        out["snapshots"] = {k: np.stack([d[k] for _, d in snaps]) for k in names}
+    return out
 
 
 def _history_state(hists: list[dict], extra: Callable[[], dict], restore: Callable[[dict], None]):
@@ -119,7 +149,8 @@ def _history_state(hists: list[dict], extra: Callable[[], dict], restore: Callab
 
 def train(model: nn.Module, data: Split, cfg: TrainConfig,
           measures: Mapping[str, Callable[[nn.Module], float]] | None = None,
-          grad_filter: GradFilter | None = None, eval_at: np.ndarray | None = None) -> dict:
+          grad_filter: GradFilter | None = None, eval_at: np.ndarray | None = None,
+          snapshot_at: np.ndarray | None = None) -> dict:
     """Train a classifier with cross-entropy (:func:`companion.train.fit.fit`); return the
     history as numpy arrays.
 
@@ -127,19 +158,22 @@ def train(model: nn.Module, data: Split, cfg: TrainConfig,
     per entry of ``measures`` (each a function of the model, evaluated at the same steps).
     ``grad_filter(params, state)`` may rewrite the gradients in place before each step
     (GrokFast); ``state`` is a dict it owns. Evaluation is at ``eval_at`` (default:
-    :func:`log_steps`), after the update of that step; step 0 is the initial model.
+    :func:`log_steps`), after the update of that step; step 0 is the initial model. With
+    ``snapshot_at`` (evaluation steps), the history also holds ``snapshot_step`` and ``snapshots``
+    (every parameter at those steps, {name: array (n, *shape)}), for diagnostics run after the fact.
     """
     measures = dict(measures or {})
     params = [p for p in model.parameters() if p.requires_grad]
     opt = optimizer_for(params, cfg)
     eval_at = log_steps(cfg.steps, cfg.n_evals) if eval_at is None else np.asarray(eval_at)
-    hist: dict[str, list] = {k: [] for k in (*HISTORY, *measures)}
+    snap = _snapshot_steps(snapshot_at, eval_at)
+    hist: dict[str, list] = {k: [] for k in (*HISTORY, *measures, *([SNAPSHOTS] if snap else []))}
     g = torch.Generator().manual_seed(cfg.seed)
     n = len(data.train_y)
     reached: list = [None]
 
     def record(step: int) -> bool:
-        return _stops(cfg, reached, step, _record_into(hist, model, data, step, cfg, measures))
+        return _stops(cfg, reached, step, _record_into(hist, model, data, step, cfg, measures, step in snap))
 
     def loss(step: int) -> torch.Tensor:
         if cfg.batch_size is None or cfg.batch_size >= n:
@@ -156,12 +190,12 @@ def train(model: nn.Module, data: Split, cfg: TrainConfig,
     state = _history_state([hist], lambda: {"gen": g.get_state(), "reached": reached[0]}, restore)
     fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, grad_filter=grad_filter,
         warmup=cfg.warmup, state=state)
-    return {k: np.asarray(v) for k, v in hist.items()}
+    return _finish_history(hist)
 
 
 def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
                   measures: list[Mapping[str, Callable[[nn.Module], float]]] | None = None,
-                  eval_at: np.ndarray | None = None) -> list[dict]:
+                  eval_at: np.ndarray | None = None, snapshot_at: np.ndarray | None = None) -> list[dict]:
     """:func:`train` for K models of one architecture at once, as one tensor program.
 
     Member k trains ``models[k]`` on ``datas[k]`` (the training sets must have equal sizes; test
@@ -171,7 +205,7 @@ def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
     Adam and SGD are elementwise, so one optimizer over the stacks is K independent ones.
     Evaluation runs per member on a module holding its parameters. ``stop_after_test_acc``
     stops each member's history where :func:`train` would stop it (the batch trains until every
-    member has stopped). Full batch only, no gradient filter.
+    member has stopped). Full batch only, no gradient filter. ``snapshot_at``: as in :func:`train`.
     """
     from companion.train.ensemble import Ensemble, ensemble_loss
 
@@ -188,7 +222,8 @@ def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
     eval_at = log_steps(cfg.steps, cfg.n_evals) if eval_at is None else np.asarray(eval_at)
     X = torch.stack([d.train_x for d in datas])
     Y = torch.stack([d.train_y for d in datas])
-    hists = [{k: [] for k in (*HISTORY, *measures[i])} for i in range(K)]
+    snap = _snapshot_steps(snapshot_at, eval_at)
+    hists = [{k: [] for k in (*HISTORY, *measures[i], *([SNAPSHOTS] if snap else []))} for i in range(K)]
     reached: list[list] = [[None] for _ in range(K)]
     done = [False] * K
 
@@ -202,7 +237,7 @@ def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
             if done[k]:
                 continue
             refresh(k)
-            tea = _record_into(hists[k], views[k], datas[k], step, cfg, measures[k])
+            tea = _record_into(hists[k], views[k], datas[k], step, cfg, measures[k], step in snap)
             done[k] = _stops(cfg, reached[k], step, tea)
         return all(done)
 
@@ -216,4 +251,4 @@ def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
 
     state = _history_state(hists, lambda: {"reached": [r[0] for r in reached], "done": list(done)}, restore)
     fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, warmup=cfg.warmup, state=state)
-    return [{k: np.asarray(v) for k, v in h.items()} for h in hists]
+    return [_finish_history(h) for h in hists]

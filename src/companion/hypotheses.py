@@ -1,0 +1,134 @@
+"""Hypotheses: one paper's explanation of grokking, tested in a setting (possibly another paper's).
+
+The papers explain grokking four ways (a lazy-to-rich kernel transition, Kumar et al.; embedding
+uniformity under weight decay, Gu et al.; a statistical artefact of the accuracy threshold, Levi
+et al.; the quality of the input embedding, Xu et al.), and none tests its explanation on the
+others' settings. The synthesis chapter does, with pre-registered criteria:
+
+* a :class:`~companion.expectations.Prediction` is written in the library before its experiment
+  runs: whose explanation, what it predicts, the expectation that decides it, and the outcome that
+  would refute it;
+* :meth:`companion.claims.Claims.hypothesis` records the test with :func:`decide_hypothesis`:
+  ``supported``, ``refuted`` or ``undecided`` (at cpu and paper: fewer than 3 seeds, or seeds on
+  both sides of the bound with fewer than 5). A refuted hypothesis is a finding, not a bug, so it
+  never fails a build;
+* :func:`verdict_table` sets the verdicts out, explanation by setting. Claims that are one test
+  under different definitions (the ½, ¼ and ¾ crossings of a diagnostic) share a ``group``; a
+  group whose verdicts disagree is *definition-dependent*.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.claims import (
+    ALL_SEEDS,
+    HYPOTHESIS_VERDICTS,  # noqa: F401  (re-exported for the report)
+    MIN_SEEDS,
+    STRADDLE_SEEDS,
+    STRICT_PROFILES,
+    Claim,
+    Prediction,
+    Rule,
+    _cell,
+    _fmt,
+    _plain,
+    badge,
+    decide,
+)
+
+#: the four explanations, in the order the verdict table lists them
+EXPLANATIONS = ("Kumar et al.", "Gu et al.", "Levi et al.", "Xu et al.")
+
+
+def decide_hypothesis(chapter: str, profile: str, id: str, *, ref: str, setting: str, quantity: str,
+                      prediction: Prediction, measured: Any = None, per_seed: list | None = None,
+                      rule: Rule = ALL_SEEDS, basis: str | None = None, group: str | None = None) -> Claim:
+    """The record of one hypothesis (kind ``"hypothesis"``): ``prediction.expected`` decides
+    ``measured`` or ``per_seed`` (aggregated by ``rule`` as for a claim of the paper). ``ref`` is
+    where the explanation comes from (``"Kumar et al. §5"``); ``basis`` says why the bound follows
+    from it (required at cpu and paper)."""
+    if (measured is None) == (per_seed is None):
+        raise ValueError(f"hypothesis {id!r}: give exactly one of measured= and per_seed=")
+    if profile in STRICT_PROFILES and not basis:
+        raise ValueError(f"hypothesis {id!r} at profile {profile}: give basis= (why the prediction's bound "
+                         f"follows from the explanation)")
+    expected, extra, undecided = prediction.expected, {}, None
+    if per_seed is not None:
+        values = [_plain(v) for v in per_seed]
+        holds, shown, k, margin = decide(expected, values, rule)
+        extra = dict(per_seed=values, rule=str(rule), seeds_held=k)
+        if profile in STRICT_PROFILES and len(values) < MIN_SEEDS:
+            undecided = f"{len(values)} seed(s); a hypothesis from trained runs needs at least {MIN_SEEDS}"
+        elif profile in STRICT_PROFILES and 0 < k < len(values) < STRADDLE_SEEDS:
+            undecided = (f"{k} of {len(values)} seeds meet the bound; with seeds on both sides a verdict needs "
+                         f"at least {STRADDLE_SEEDS} seeds")
+    else:
+        shown = _plain(measured)
+        holds, margin = expected.holds(shown), expected.margin(shown)
+    outcome = "undecided" if undecided else ("supported" if holds else "refuted")
+    return Claim(id, ref, prediction.says, shown, str(expected), outcome, profile, chapter, quantity=quantity,
+                 basis=basis, kind="hypothesis", margin=margin, undecided=undecided,
+                 explanation=prediction.paper, setting=setting, refuted_if=prediction.refuted_if, group=group,
+                 **extra)
+
+
+def group_verdict(records: list[Claim]) -> str:
+    """One test's verdict over its definitions: the common verdict, ``definition-dependent`` when
+    some definitions support it and others refute it, ``undecided`` when none decides."""
+    decided = {r.verdict for r in records} - {"undecided"}
+    if len(decided) > 1:
+        return "definition-dependent"
+    return decided.pop() if decided else "undecided"
+
+
+def cell_verdicts(records: list[Claim]) -> list[tuple[str, list[str]]]:
+    """The tests of one explanation in one setting: ``(verdict, claim ids)`` per test (a group, or
+    a claim with no group), in the order they were recorded."""
+    groups: dict[str, list[Claim]] = {}
+    for r in records:
+        groups.setdefault(r.group or r.id, []).append(r)
+    return [(group_verdict(g), [r.id for r in g]) for g in groups.values()]
+
+
+def verdict_table(records: list[Claim]) -> str:
+    """Markdown: one row per explanation, one column per setting; each cell lists its tests'
+    verdicts (with claim ids), or *not applicable* where no test was made."""
+    hyps = [r for r in records if r.kind == "hypothesis"]
+    if not hyps:
+        return "*No hypotheses recorded.*"
+    settings = list(dict.fromkeys(r.setting for r in hyps))
+    papers = [p for p in EXPLANATIONS if any(r.explanation == p for r in hyps)]
+    papers += [p for p in dict.fromkeys(r.explanation for r in hyps) if p not in papers]
+    rows = ["| explanation | " + " | ".join(_cell(s) for s in settings) + " |", "|---|" + "---|" * len(settings)]
+    for p in papers:
+        cells = []
+        for s in settings:
+            tests = cell_verdicts([r for r in hyps if r.explanation == p and r.setting == s])
+            cells.append("<br>".join(f"{badge(v)} " + ", ".join(f"`{i}`" for i in ids) for v, ids in tests)
+                         if tests else badge("not applicable"))
+        rows.append(f"| {_cell(p)} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def hypothesis_table(records: list[Claim], with_chapter: bool = False) -> str:
+    """Markdown: every hypothesis with its prediction, the refuting outcome, the measured value(s)
+    and the verdict."""
+    hyps = [r for r in records if r.kind == "hypothesis"]
+    if not hyps:
+        return ""
+    head = (["chapter"] if with_chapter else []) + ["hypothesis", "explanation", "setting", "prediction",
+                                                    "refuted if", "measured", "seeds", "verdict"]
+    rows = ["**Hypotheses** (each paper's explanation tested in a setting; the prediction was written down "
+            "before the run; a refuted hypothesis is a finding, not a failure of the build):", "",
+            "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for c in hyps:
+        seeds = f"{c.seeds}: {_fmt(c.per_seed)}" if c.per_seed else "—"
+        seeds += f" ({c.undecided})" if c.undecided else ""
+        cells = ([c.chapter] if with_chapter else []) + [
+            f"`{c.id}`", f"{c.explanation} ({c.paper_ref})", c.setting, f"{c.statement}: {c.quantity} {c.expected}",
+            c.refuted_if, _fmt(c.measured), seeds, badge(c.verdict)]
+        rows.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+    basis = [f"- `{c.id}`: {c.basis}." for c in hyps if c.basis]
+    return "\n".join(rows + (["", "**Why each prediction's bound follows from its explanation:**", ""] + basis
+                             if basis else []))

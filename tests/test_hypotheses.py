@@ -1,0 +1,92 @@
+"""Hypotheses (the synthesis chapter's claims): verdicts, the verdict table, the report; and the
+trainer's parameter snapshots that the synthesis diagnostics read after a run."""
+
+import numpy as np
+import pytest
+import torch
+
+from companion.claims import Claims, Prediction, at_least, less_than, load_claims, markdown_table
+from companion.hypotheses import verdict_table
+
+LAZY = Prediction("Kumar et al.", "the kernel moves before test accuracy rises", less_than(1.0),
+                  "the kernel moves only after test accuracy has risen")
+UNIFORM = Prediction("Gu et al.", "normalised MED falls", at_least(0.1), "MED does not fall")
+
+
+def test_hypotheses_are_supported_refuted_or_undecided_and_never_fail(tmp_path):
+    c = Claims("synthesis", "cpu", directory=tmp_path)
+    s = c.hypothesis("lead", ref="Kumar et al. §5", setting="transformer", quantity="t_kernel / t_test",
+                     prediction=LAZY, per_seed=[0.5, 0.6, 0.7], basis="a cause precedes its effect")
+    r = c.hypothesis("lead_mlp", ref="Kumar et al. §5", setting="quadratic MLP", quantity="t_kernel / t_test",
+                     prediction=LAZY, per_seed=[1.5, 1.6, 1.7], basis="a cause precedes its effect")
+    u = c.hypothesis("lead_fnn", ref="Kumar et al. §5", setting="FNN", quantity="t_kernel / t_test",
+                     prediction=LAZY, per_seed=[0.5, 1.6, 0.7], basis="a cause precedes its effect")
+    few = c.hypothesis("lead_two", ref="Kumar et al. §5", setting="FNN", quantity="t_kernel / t_test",
+                       prediction=LAZY, per_seed=[0.5, 0.6], basis="a cause precedes its effect")
+    assert (s.verdict, r.verdict, u.verdict, few.verdict) == ("supported", "refuted", "undecided", "undecided")
+    assert "both sides" in u.undecided and "at least 3" in few.undecided
+    assert s.explanation == "Kumar et al." and s.refuted_if == LAZY.refuted_if and s.kind == "hypothesis"
+    # counted apart from the paper's claims: a refuted hypothesis is not a failed claim
+    assert c.summary() == {"held": 0, "failed": 0, "known-deviation": 0}
+    assert all(x.verdict != "failed" for x in load_claims(tmp_path))
+    with pytest.raises(ValueError, match="basis"):
+        c.hypothesis("nobasis", ref="Kumar et al.", setting="x", quantity="q", prediction=LAZY, measured=0.5)
+
+
+def test_verdict_table_by_explanation_and_setting(tmp_path):
+    c = Claims("synthesis", "cpu", directory=tmp_path)
+    for frac, v in (("half", [0.5, 0.6, 0.7]), ("quarter", [0.5, 0.6, 0.7]), ("three_quarters", [1.2, 1.3, 1.4])):
+        c.hypothesis(f"lead_{frac}", ref="Kumar et al. §5", setting="transformer", quantity="t_kernel / t_test",
+                     prediction=LAZY, per_seed=v, basis="b", group="lead")
+    c.hypothesis("med", ref="Gu et al. §3", setting="quadratic MLP", quantity="MED drop",
+                 prediction=UNIFORM, per_seed=[0.3, 0.4, 0.5], basis="b")
+    table = verdict_table(c.records)
+    rows = {line.split(" | ")[0].strip("| "): line for line in table.splitlines()[2:]}
+    assert list(rows) == ["Kumar et al.", "Gu et al."]  # the explanations' fixed order
+    head = table.splitlines()[0]
+    assert head.index("transformer") < head.index("quadratic MLP")
+    kumar, gu = rows["Kumar et al."].split(" | ")[1:], rows["Gu et al."].split(" | ")[1:]
+    assert "definition-dependent" in kumar[0] and "`lead_half`" in kumar[0] and "not applicable" in kumar[1]
+    assert "not applicable" in gu[0] and "supported" in gu[1] and "`med`" in gu[1]
+    shown = markdown_table(c.records, with_chapter=False)
+    assert "Hypotheses" in shown and LAZY.refuted_if in shown and "*No claims of the paper" not in shown
+
+
+def test_report_lists_hypotheses_apart(tmp_path):
+    from companion.report import report_markdown
+
+    c = Claims("synthesis", "cpu", directory=tmp_path)
+    c.hypothesis("med", ref="Gu et al. §3", setting="quadratic MLP", quantity="MED drop",
+                 prediction=UNIFORM, per_seed=[0.01, 0.02, 0.03], basis="b")
+    report = report_markdown(load_claims(tmp_path), ["synthesis"], {}, "cpu")
+    assert "## Hypotheses" in report and "`med`" in report and "1 refuted" in report
+    assert "**Total: 0 held, 0 failed, 0 known deviations**" in report
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_snapshots_hold_the_parameters_at_the_chosen_evaluation_steps(batched):
+    from companion.data.modular import modular_arithmetic
+    from companion.models.transformer import Transformer, TransformerConfig
+    from companion.train import TrainConfig, train, train_batched
+
+    cfg = TrainConfig(steps=6, lr=1e-2, warmup=0)
+    data = modular_arithmetic(7, "add", 0.5, seed=0)
+    torch.manual_seed(0)
+    model = Transformer(TransformerConfig(p=7, d_model=8, n_heads=2, d_mlp=16))
+    start = {k: v.detach().clone() for k, v in model.named_parameters()}
+    at = np.arange(7)
+    if batched:
+        h = train_batched([model], [data], cfg, eval_at=at, snapshot_at=[0, 3, 6])[0]
+        final = {k: v.detach().clone() for k, v in model.named_parameters()}  # refreshed at the last evaluation
+    else:
+        h = train(model, data, cfg, eval_at=at, snapshot_at=[0, 3, 6])
+        final = {k: v.detach().clone() for k, v in model.named_parameters()}
+    assert list(h["snapshot_step"]) == [0, 3, 6] and set(h["snapshots"]) == set(start)
+    for k in start:
+        assert h["snapshots"][k].shape == (3, *start[k].shape)
+        np.testing.assert_array_equal(h["snapshots"][k][0], start[k].numpy())
+        np.testing.assert_array_equal(h["snapshots"][k][-1], final[k].numpy())
+    assert not np.array_equal(h["snapshots"]["W_E" if "W_E" in start else next(iter(start))][1],
+                              h["snapshots"]["W_E" if "W_E" in start else next(iter(start))][0])
+    with pytest.raises(ValueError, match="evaluation steps"):
+        train(model, data, cfg, eval_at=at, snapshot_at=[100])
