@@ -324,3 +324,62 @@ def test_threshold_elasticity_on_the_linear_theory_matches_its_root_finder():
     e = clocks.threshold_elasticity(steps, acc, t_tr)
     assert e == pytest.approx(ref, abs=0.01)
     assert e < 0
+
+
+# ----------------------------------------------------------------------------- embedding measures
+def brute_med_invariant(W, p):
+    """min over c of MED (companion's med) of the rows relabelled a → c·a mod p, over the RMS row norm,
+    with an explicit loop over rows."""
+    from companion.measures.embedding import med
+
+    best = math.inf
+    for c in range(1, p):
+        R = torch.stack([W[(c * a) % p] for a in range(p)])
+        rms = math.sqrt(sum(float(R[a].double().norm()) ** 2 for a in range(p)) / p)
+        best = min(best, med(R, p) / rms)
+    return best
+
+
+def test_med_variants_on_a_pure_fourier_embedding():
+    """φ(a) = s(cos 2πka/p, sin 2πka/p, 0…): ‖φ(a+1) − φ(a)‖ = 2s sin(πk/p), RMS row norm s, so the
+    normalised MED is 2 sin(πk/p) and the invariant one 2 sin(π/p) (c = k⁻¹ mod p makes kc ≡ 1)."""
+    from companion.measures.embedding import med, med_invariant, med_normalised
+
+    p, s = 13, 3.7
+    a = torch.arange(p, dtype=torch.float64)
+    for k in (1, 4, 6):
+        W = torch.zeros(p + 1, 8, dtype=torch.float64)
+        W[:p, 2] = s * torch.cos(2 * math.pi * k * a / p)
+        W[:p, 5] = s * torch.sin(2 * math.pi * k * a / p)
+        W[p] = 50.0  # the "=" token: not part of any MED
+        assert med(W, p) == pytest.approx(2 * s * math.sin(math.pi * k / p), rel=1e-12)
+        assert med_normalised(W, p) == pytest.approx(2 * math.sin(math.pi * k / p), rel=1e-12)
+        assert med_invariant(W, p) == pytest.approx(2 * math.sin(math.pi / p), rel=1e-12)
+
+
+def test_med_invariant_is_invariant_under_unit_relabelling_and_scale_and_matches_brute_force():
+    from companion.measures.embedding import med_invariant, med_normalised
+
+    p = 11
+    W = torch.randn(p + 1, 6, generator=torch.Generator().manual_seed(0))
+    base = med_invariant(W, p)
+    assert base == pytest.approx(brute_med_invariant(W, p), rel=1e-6)
+    for c in (2, 3, 7, 10):
+        perm = torch.tensor([(c * i) % p for i in range(p)] + [p])
+        assert med_invariant(W[perm], p) == pytest.approx(base, rel=1e-9)
+    assert med_invariant(4.5 * W, p) == pytest.approx(base, rel=1e-6)  # W is float32
+    assert med_normalised(0.01 * W, p) == pytest.approx(med_normalised(W, p), rel=1e-6)
+    assert med_invariant(W, p) <= med_normalised(W, p)
+    # with an offset, both operand blocks are relabelled by the same c
+    W2 = torch.randn(2 * p + 1, 6, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    perm2 = torch.tensor([(3 * i) % p for i in range(p)] + [p + (3 * i) % p for i in range(p)] + [2 * p])
+    assert med_invariant(W2[perm2], p, offset=p) == pytest.approx(med_invariant(W2, p, offset=p), rel=1e-9)
+    assert med_invariant(W2, p, offset=p) <= med_normalised(W2, p, offset=p)
+
+
+def test_param_norm_sq_is_the_weight_norm_squared():
+    from companion.measures.embedding import param_norm_sq
+
+    m = tiny_mlp()
+    ref = sum(float((q.detach() ** 2).sum()) for q in m.parameters())
+    assert param_norm_sq(m) == pytest.approx(ref, rel=1e-12)
