@@ -410,3 +410,35 @@ def test_transfer_probe_ranks_a_grokked_embedding_above_a_random_one():
     acc_g, acc_r, acc_f = (transfer_probe(E, p, **kw) for E in (grokked, random, fourier))
     assert acc_g > acc_r + 0.3 and acc_f > acc_r + 0.3
     assert transfer_probe(3 * grokked, p, **kw) == pytest.approx(acc_g, abs=1e-6)  # deterministic, scale-free
+
+
+def test_clocks_take_float32_tensors_and_keep_their_dtype_at_thresholds():
+    from companion.measures import clocks
+
+    steps = torch.arange(10)
+    acc = torch.tensor([0, 0, 0, 0.5, 0.85, 0.85, 0.9, 0.9, 0.95, 0.95], dtype=torch.float32)
+    # float32(0.9) < 0.9: compared in float64 the 0.9 threshold would be missed
+    assert clocks.threshold_elasticity(steps, acc, 2) == pytest.approx(
+        np.polyfit(np.log([0.15, 0.1, 0.05]), np.log([2.0, 4.0, 6.0]), 1)[0])
+    assert clocks.crossing_step(steps, acc, 2) == 3  # halfway from 0 to 0.95
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_diagnostics_run_on_cuda():
+    from companion.measures import clocks
+    from companion.measures.embedding import med_invariant, med_normalised
+
+    m = tiny_mlp()
+    x = torch.randn(9, 3, dtype=torch.float64)
+    K_cpu = kernels.module_ntk(m, x, chunk=4)
+    K = kernels.module_ntk(m.cuda(), x.cuda(), chunk=4)
+    torch.testing.assert_close(K.cpu(), K_cpu)
+    y = torch.tensor([0, 1, 2] * 3)
+    assert kernels.centred_alignment(K, y.cuda()) == pytest.approx(kernels.centred_alignment(K_cpu, y))
+    P = {k: v.detach() for k, v in m.named_parameters()}
+    torch.testing.assert_close(kernels.linearise(m)(P, x.cuda()), m(x.cuda()))
+    W = torch.randn(12, 4)
+    assert med_invariant(W.cuda(), 11) == pytest.approx(med_invariant(W, 11))
+    assert med_normalised(W.cuda().float(), 11) == pytest.approx(med_normalised(W, 11))
+    s = torch.arange(100, device="cuda")
+    assert clocks.crossing_step(s, torch.sigmoid((s - 50.0) / 3), 10) == 50
