@@ -442,3 +442,20 @@ def test_diagnostics_run_on_cuda():
     assert med_normalised(W.cuda().float(), 11) == pytest.approx(med_normalised(W, 11))
     s = torch.arange(100, device="cuda")
     assert clocks.crossing_step(s, torch.sigmoid((s - 50.0) / 3), 10) == 50
+
+
+def test_module_ntk_of_a_functional_fnn_member_equals_the_groktransfer_pntk():
+    """Another route: companion.measures.pntk (autograd Jacobian of the flattened parameters) on one
+    member of a GrokTransfer FNN ensemble, wrapped as a module."""
+    from companion.measures import pntk
+    from companion.models import fnn
+
+    spec = fnn.FNNSpec("table", 7, 4, (8,), 7)
+    P = {k: v[1:2].detach().double() for k, v in fnn.init_params(spec, [1.0, 0.5], seed=0).items()}
+
+    def one(params, x):
+        return fnn.forward(params, spec, x)[0]
+
+    x = torch.tensor([[a, b] for a in range(7) for b in range(7)])[::4]
+    K = kernels.module_ntk(kernels.FunctionalModel(one, P), x, chunk=5)
+    torch.testing.assert_close(K, pntk.pntk(one, P, x))
