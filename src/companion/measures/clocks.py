@@ -125,8 +125,9 @@ def threshold_elasticity(steps, test_acc, t_tr, thresholds=(0.85, 0.9, 0.95)):
     The papers define no such number (Levi et al. only note that the delay depends on the
     threshold, Fig. 1 right); this one is scale-free and reads the shape of the approach to 1:
     a jump of the test accuracy crosses every threshold at once (e = 0), an algebraic approach
-    1 − A ∝ (t − t_tr)^(−k) gives e = −1/k, and the linear model's exponential approach gives a
-    slope that grows with the threshold. Usually e ≤ 0 (a stricter threshold, a longer delay).
+    1 − A ∝ (t − t_tr)^(−k) gives e = −1/k; in the linear model the loss decays exponentially and
+    A = erf(√(ε/2L)) (Eq. 9), so Δt grows only logarithmically in 1/(1 − θ) and |e| shrinks as the
+    threshold tightens. Usually e ≤ 0 (a stricter threshold, a longer delay).
     :data:`NOT_OBSERVED` if t_tr or any crossing is not observed; NaN if some Δt ≤ 0 (the test
     accuracy crossed before t_tr: no delay to stretch).
     """
