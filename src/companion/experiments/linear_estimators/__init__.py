@@ -29,7 +29,7 @@ from companion.experiments.linear_estimators.configs import (  # noqa: F401  (th
     config,
     departures_table,
 )
-from companion.experiments.linear_estimators.networks import fig4, fig8, fit_divergence  # noqa: F401
+from companion.experiments.linear_estimators.networks import fig4, fig8, fig8_below, fit_divergence  # noqa: F401
 from companion.experiments.linear_estimators.teacher_student import (  # noqa: F401
     eq11_ratios,
     fig1,
@@ -47,7 +47,8 @@ from companion.experiments.linear_estimators.teacher_student import (  # noqa: F
 TITLE = "Grokking in linear estimators"
 PAPER_ITEMS = tuple(f"Fig. {i}" for i in range(1, 9))
 EXPERIMENTS = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig6": fig6, "fig7": fig7, "fig8": fig8,
-               "fig1_seeds": fig1_seeds, "fig2_markers": fig2_markers, "init_rescaling": init_rescaling}
+               "fig1_seeds": fig1_seeds, "fig2_markers": fig2_markers, "init_rescaling": init_rescaling,
+               "fig8_below": fig8_below}
 
 
 def run_all(profile: str, device: str, seed: int = 0) -> None:

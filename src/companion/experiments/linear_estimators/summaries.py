@@ -198,6 +198,7 @@ class Fig2Summary:
     zero_big: bool  # Δt = 0 for d_out ≥ BIG_DOUT
     unimodal_and_zero_big: bool
     worst_unimodal_step: float  # the largest relative rise after the maximum, or fall before it (0: none)
+    peak_over_start: float  # min over λ of max Δt(d_out) / Δt(d_out = 1): how far the maximum rises
 
 
 def unimodal_violation(dt: np.ndarray) -> float:
@@ -225,7 +226,8 @@ def fig2(res: dict) -> Fig2Summary:
     zero_big = all(bool(np.all(dt[big] == 0)) for dt in res["theory_dt"].values())
     return Fig2Summary(log_ratio=log_ratio, log_ratio_per_seed=per_seed, marker_rel_err=float(rel), peaks=peaks,
                        unimodal=viol == 0, zero_big=zero_big, unimodal_and_zero_big=bool(viol == 0 and zero_big),
-                       worst_unimodal_step=viol)
+                       worst_unimodal_step=viol,
+                       peak_over_start=float(min(np.max(dt) / dt[0] for dt in res["theory_dt"].values())))
 
 
 @dataclass(frozen=True)
@@ -258,6 +260,7 @@ class Fig3Summary:
     plateaus: dict  # γ -> {"train"|"test": (sim, Eq. 38)}
     eq15_gen: dict  # γ -> the paper's Eq. 15 generalisation plateau
     rel_err_eq38: float
+    log_dev_eq38_mean: float  # max over γ, train and test of |log₁₀(mean over draws of L_sim(end) / Eq. 38)|
     limit_rel_err: float
     g15: float  # the γ of the Eq. 15 check (second smallest)
     eq15_over_sim: float
@@ -293,6 +296,7 @@ def fig3(res: dict) -> Fig3Summary:
     return Fig3Summary(
         plateaus=plat, eq15_gen={g: theory.wd_plateaus(lam, g)["gen_eq15"] for g in plat},
         rel_err_eq38=float(rel38), limit_rel_err=float(limit), g15=g15,
+        log_dev_eq38_mean=float(max(abs(np.log10(s / t)) for g in plat for s, t in plat[g].values())),
         eq15_over_sim=float(theory.wd_plateaus(lam, g15)["gen_eq15"] / plat[g15]["test"][0]),
         marker_rel_err=float(max(abs(np.mean(m[g]["sim"]["dt"]) / m[g]["theory"][2] - 1) for g in finite)),
         rel_err_eq38_per_seed=[float(max(abs(c["sim"][f"{q}_loss"][s, -1] / c["theory"][f"{q}_loss"][-1] - 1)
