@@ -141,9 +141,13 @@ figures.fig1_seeds_table(m1s)
 # %% tags=["remove-input"]
 Markdown(f"At λ = 0.95 the median over {len(m1s.dt_ratio[0.95])} draws of Δt_sim/Δt_exact is "
          f"{m1s.dt_ratio_median[0.95][m1s.eps[0]]:.2f} (ε = {m1s.eps[0]:g}) and "
-         f"{m1s.dt_ratio_median[0.95][m1s.eps[1]]:.2f} (ε = {m1s.eps[1]:g}): a finite-size bias of the draws near the "
-         f"MP edge, inside the 15% bound but not far from it; at λ = 0.9 it is "
-         f"{m1s.dt_ratio_median[0.9][m1s.eps[0]]:.2f} and {m1s.dt_ratio_median[0.9][m1s.eps[1]]:.2f}.")
+         f"{m1s.dt_ratio_median[0.95][m1s.eps[1]]:.2f} (ε = {m1s.eps[1]:g}), a finite-size bias of the draws near the "
+         f"MP edge; at λ = 0.9 it is {m1s.dt_ratio_median[0.9][m1s.eps[0]]:.2f} and "
+         f"{m1s.dt_ratio_median[0.9][m1s.eps[1]]:.2f}. Single draws scatter far more than the bound (table above), so "
+         f"the claims below take the median of the per-draw ratio (the ε farther from 1); its 95% interval from the "
+         f"order statistics is {m1s.dt_ratio_interval[0.9][0]:.2f}–{m1s.dt_ratio_interval[0.9][1]:.2f} at λ = 0.9 "
+         f"and {m1s.dt_ratio_interval[0.95][0]:.2f}–{m1s.dt_ratio_interval[0.95][1]:.2f} at λ = 0.95, against the "
+         f"bound 0.85–1.15.")
 
 # %%
 FIG1_QUOTE = ("In Fig. 1 we show that these analytical predictions are in excellent agreement with numerical "
@@ -350,21 +354,33 @@ figures.fig3_table(m3)
 # %%
 FIG3_QUOTE = ("Empirical results for training (dashed) and generalization (solid) losses, for γ = 1e-5, 1e-3, 1e-2 "
               "(blue, red, violet) against analytical solutions (black), for λ = 0.9 (Fig. 3)")
-claims.claim("fig3_plateaus", ref="Fig. 3 / Eq. 38", quantity="max over γ, train and test of |log₁₀(mean L_sim(end) "
-             "/ Eq. 38)| (λ = 0.9)", measured=m3.log_dev_eq38_mean, expected=at_most(0.05), quote=FIG3_QUOTE,
-             basis="0.05 decades, as for Fig. 1's curves (the same figure style and the same 'against analytical "
-                   "solutions')",
-             one_value=f"Eq. 38 is an average over the MP law, so the mean of {len(m3.rel_err_eq38_per_seed)} draws "
-                       f"is compared: a single draw's late loss is carried by its few eigenvalues of Σ_tr near the MP "
-                       f"edge and scatters (|L/Eq. 38 − 1| per draw: "
-                       f"{summaries.listing(m3.rel_err_eq38_per_seed, '.2f')})")
+FIG3_PLATEAU_BASIS = ("0.05 decades, as for Fig. 1's curves (the same figure style and the same 'against analytical "
+                      "solutions')")
+FIG3_MEAN = (f"Eq. 38 is an average over the MP law, so the mean of {len(m3.rel_err_eq38_per_seed)} draws is "
+             f"compared: a single draw's late loss is carried by its few eigenvalues of Σ_tr near the MP edge and "
+             f"scatters (L/Eq. 38 per draw at γ = {m3.g15:g}: train "
+             f"{summaries.listing(m3.eq38_ratio_per_seed['train'][m3.g15], '.2f')}; test "
+             f"{summaries.listing(m3.eq38_ratio_per_seed['test'][m3.g15], '.2f')})")
+claims.claim("fig3_plateaus_train", ref="Fig. 3 / Eq. 38", quantity="max over γ of |log₁₀(mean L_tr,sim(end) / Eq. 38)| "
+             "(λ = 0.9)", measured=m3.log_dev_eq38_mean["train"], expected=at_most(0.05), quote=FIG3_QUOTE,
+             basis=FIG3_PLATEAU_BASIS, one_value=FIG3_MEAN)
+claims.claim("fig3_plateaus_test", ref="Fig. 3 / Eq. 38", quantity="max over γ of |log₁₀(mean L_gen,sim(end) / Eq. 38)| "
+             "(λ = 0.9)", measured=m3.log_dev_eq38_mean["test"], expected=at_most(0.05), quote=FIG3_QUOTE,
+             basis=FIG3_PLATEAU_BASIS, one_value=FIG3_MEAN,
+             known_deviation=ex.known_deviation("fig3_plateaus_test", profile) and (
+                 f"the mean late test loss of the draws is {summaries.listing(m3.eq38_mean_ratio['test'].values(), '.2f')}"
+                 f" × Eq. 38 (γ = {summaries.listing(m3.eq38_mean_ratio['test'], 'g')}), while the train loss agrees "
+                 f"({summaries.listing(m3.eq38_mean_ratio['train'].values(), '.2f')}): at λ = 0.9 the test plateau is "
+                 f"carried by the few eigenvalues of Σ_tr near the MP edge (finite d_in, as fig1_loss_lam0.9), which "
+                 f"scatter widely from draw to draw (per draw above): a mean known to ±3% would need about "
+                 f"{m3.eq38_test_draws_3pct} draws"))
 claims.claim("fig3_eq38_limit", ref="Eq. 38", quantity="max rel. error of Eq. 38 at t = 1e9 against γ²/(8(1−λ)), "
              "γ²/(8(1−λ)³) (γ ≤ 1e-4)", measured=m3.limit_rel_err, expected=at_most(0.02), kind="consistency",
              basis="the small-γ limit of Eq. 38 itself: they must agree to the order of γ")
 claims.claim("fig3_eq15", ref="Eq. 15", quantity=f"Eq. 15's L_gen(∞) / simulated late L_gen (γ = {m3.g15:g}, λ = {m3.lam})",
              measured=m3.eq15_over_sim, expected=within(1.0, 0.12),
              quote="approximating for small γ ≪ 1, we obtain the asymptotic expressions L_tr ≃ γ²/(4(1−λ)), "
-                   "L_gen ≃ γ²/(4(1−λ)³) (Eq. 15)", basis="12%, the 0.05 decades of fig3_plateaus",
+                   "L_gen ≃ γ²/(4(1−λ)³) (Eq. 15)", basis="12%, the 0.05 decades of fig3_plateaus_train/test",
              known_deviation="Eq. 15 is 2× too large; Eq. 38 gives γ²/(8(1−λ)³) (see Errata)")
 claims.claim("fig3_markers", ref="Fig. 3", quantity=f"|Δt_sim/Δt_exact − 1| at λ = {m3.marker_lam}, per draw the "
              f"worst finite γ", per_seed=m3.marker_per_seed, expected=at_most(0.15), rule=MEDIAN,

@@ -251,7 +251,7 @@ FIG8_CPU = replace(
 FIG8_BELOW = replace(FIG8, alphas=(0.3, 0.4))  # α below 0.5 (ours; the field is unstated)
 FIG8_BELOW_CPU = replace(FIG8_CPU, alphas=(0.3, 0.4))
 FIG1_SEEDS, FIG2_MARKERS, INIT_SCALE = Fig1SeedsConfig(), Fig2MarkersConfig(), InitScaleConfig()
-FIG1_SEEDS_CPU = replace(FIG1_SEEDS, curve_seeds=(12, 4, 4), dt_seeds=32)
+FIG1_SEEDS_CPU = replace(FIG1_SEEDS, curve_seeds=(12, 4, 4), dt_seeds=16)
 FIG2_MARKERS_CPU = replace(FIG2_MARKERS, douts=(1, 10, 100), n_gen=1000)
 
 FIG1_SMOKE = replace(

@@ -124,6 +124,7 @@ class Fig1SeedsSummary:
     dt_ratio: dict  # λ -> per seed: Δt_sim/Δt_exact, the ε farther from 1 (NOT_OBSERVED if not reached)
     dt_ratio_median: dict  # λ -> ε -> median over seeds of Δt_sim/Δt_exact
     dt_ratio_mean: dict  # λ -> ε -> seed-mean Δt_sim / Δt_exact
+    dt_ratio_interval: dict  # λ -> 95% interval of the median of dt_ratio (order statistics)
 
 
 LOSS_TOL = 0.05  # Figs. 1, 2: losses agree when within 0.05 decades (12%)
@@ -157,7 +158,25 @@ def fig1_seeds(res: dict) -> Fig1SeedsSummary:
         mean[lam] = {e: float(np.mean(v)) for e, v in per.items()}
     return Fig1SeedsSummary(lams=sorted(res["curves"]), eps=eps, floor=floor, loss_dev=loss_dev,
                             loss_dev_mean=loss_mean, acc_dev=acc_dev, acc_dev_mean=acc_mean, late_t=late,
-                            dt_ratio=dt_ratio, dt_ratio_median=med, dt_ratio_mean=mean)
+                            dt_ratio=dt_ratio, dt_ratio_median=med, dt_ratio_mean=mean,
+                            dt_ratio_interval={lam: median_interval(v) for lam, v in dt_ratio.items()})
+
+
+def draws_for_error(values, se: float) -> int:
+    """How many draws make the standard error of the mean of ``values``-like draws ``se`` (sd²/se²)."""
+    return int(np.ceil(np.var(values, ddof=1) / se ** 2)) if len(values) > 1 else 0
+
+
+def median_interval(values: list, level: float = 0.95) -> tuple[float, float]:
+    """Distribution-free interval for the median of ``values`` (order statistics x₍ₖ₎, x₍ₙ₋ₖ₊₁₎ with k
+    from the binomial(n, ½) quantile, coverage ≥ ``level`` once n ≥ 9); NaN for values not observed."""
+    from scipy import stats
+
+    x = np.sort(np.array([v if observed(v) else np.nan for v in values], float))
+    if not np.all(np.isfinite(x)):
+        return float("nan"), float("nan")
+    k = max(int(stats.binom.ppf((1 - level) / 2, len(x), 0.5)), 1)
+    return float(x[k - 1]), float(x[len(x) - k])
 
 
 def worst_signed(ratios: list):
@@ -260,7 +279,10 @@ class Fig3Summary:
     plateaus: dict  # γ -> {"train"|"test": (sim, Eq. 38)}
     eq15_gen: dict  # γ -> the paper's Eq. 15 generalisation plateau
     rel_err_eq38: float
-    log_dev_eq38_mean: float  # max over γ, train and test of |log₁₀(mean over draws of L_sim(end) / Eq. 38)|
+    log_dev_eq38_mean: dict  # "train"|"test" -> max over γ of |log₁₀(mean over draws of L_sim(end) / Eq. 38)|
+    eq38_mean_ratio: dict  # "train"|"test" -> γ -> mean over draws of L_sim(end) / Eq. 38
+    eq38_ratio_per_seed: dict  # "train"|"test" -> γ -> per draw L_sim(end) / Eq. 38
+    eq38_test_draws_3pct: int  # draws whose mean test ratio has a standard error of 0.03, at the worst γ
     limit_rel_err: float
     g15: float  # the γ of the Eq. 15 check (second smallest)
     eq15_over_sim: float
@@ -291,12 +313,19 @@ def fig3(res: dict) -> Fig3Summary:
     n = next(iter(res["curves"].values()))["sim"]["train_loss"].shape[0]
     finite = [g for g in m if np.isfinite(m[g]["theory"][2])]
     inf_g = [g for g in m if not np.isfinite(m[g]["theory"][2])]
+    far = max(res["curves"].values(),  # the γ whose mean late test loss is farthest from Eq. 38
+                key=lambda c: abs(np.log10(c["sim"]["test_loss"][:, -1].mean() / c["theory"]["test_loss"][-1])))
     gc = {lm: float(res["gamma_grid"][np.argmax(~np.isfinite(dt))]) if (~np.isfinite(dt)).any() else float("inf")
           for lm, dt in res["theory_dt"].items()}
     return Fig3Summary(
         plateaus=plat, eq15_gen={g: theory.wd_plateaus(lam, g)["gen_eq15"] for g in plat},
         rel_err_eq38=float(rel38), limit_rel_err=float(limit), g15=g15,
-        log_dev_eq38_mean=float(max(abs(np.log10(s / t)) for g in plat for s, t in plat[g].values())),
+        log_dev_eq38_mean={q: float(max(abs(np.log10(plat[g][q][0] / plat[g][q][1])) for g in plat))
+                           for q in ("train", "test")},
+        eq38_mean_ratio={q: {g: plat[g][q][0] / plat[g][q][1] for g in plat} for q in ("train", "test")},
+        eq38_ratio_per_seed={q: {g: [float(v) for v in c["sim"][f"{q}_loss"][:, -1] / c["theory"][f"{q}_loss"][-1]]
+                                 for g, c in res["curves"].items()} for q in ("train", "test")},
+        eq38_test_draws_3pct=draws_for_error(far["sim"]["test_loss"][:, -1] / far["theory"]["test_loss"][-1], 0.03),
         eq15_over_sim=float(theory.wd_plateaus(lam, g15)["gen_eq15"] / plat[g15]["test"][0]),
         marker_rel_err=float(max(abs(np.mean(m[g]["sim"]["dt"]) / m[g]["theory"][2] - 1) for g in finite)),
         rel_err_eq38_per_seed=[float(max(abs(c["sim"][f"{q}_loss"][s, -1] / c["theory"][f"{q}_loss"][-1] - 1)
