@@ -337,3 +337,9 @@ def test_median_interval_is_the_binomial_order_statistics():
 
 def test_draws_for_error_is_variance_over_squared_error():
     assert summaries.draws_for_error([1.0, 3.0], 1.0) == 2 and summaries.draws_for_error([1.0], 0.1) == 0
+
+
+def test_draws_to_decide_median_grows_as_the_median_nears_the_bound():
+    far = summaries.draws_to_decide_median([0.9, 1.0, 1.1], 1.0, 0.15)  # median 1.0, gap 0.15, var 0.01
+    assert far == math.ceil(math.pi / 2 * 0.01 / 0.075 ** 2)
+    assert summaries.draws_to_decide_median([0.84, 0.85, 0.86], 1.0, 0.15) == math.inf

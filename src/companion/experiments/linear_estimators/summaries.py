@@ -125,9 +125,11 @@ class Fig1SeedsSummary:
     dt_ratio_median: dict  # λ -> ε -> median over seeds of Δt_sim/Δt_exact
     dt_ratio_mean: dict  # λ -> ε -> seed-mean Δt_sim / Δt_exact
     dt_ratio_interval: dict  # λ -> 95% interval of the median of dt_ratio (order statistics)
+    dt_draws_to_decide: dict  # λ -> draws whose median's 95% interval (±2 se) would clear the DT_TOL bound
 
 
 LOSS_TOL = 0.05  # Figs. 1, 2: losses agree when within 0.05 decades (12%)
+DT_TOL = 0.15  # the chapter's agreement bound for simulated against exact grokking times
 
 
 def fig1_seeds(res: dict) -> Fig1SeedsSummary:
@@ -159,12 +161,22 @@ def fig1_seeds(res: dict) -> Fig1SeedsSummary:
     return Fig1SeedsSummary(lams=sorted(res["curves"]), eps=eps, floor=floor, loss_dev=loss_dev,
                             loss_dev_mean=loss_mean, acc_dev=acc_dev, acc_dev_mean=acc_mean, late_t=late,
                             dt_ratio=dt_ratio, dt_ratio_median=med, dt_ratio_mean=mean,
-                            dt_ratio_interval={lam: median_interval(v) for lam, v in dt_ratio.items()})
+                            dt_ratio_interval={lam: median_interval(v) for lam, v in dt_ratio.items()},
+                            dt_draws_to_decide={lam: draws_to_decide_median(v, 1.0, DT_TOL)
+                                                for lam, v in dt_ratio.items()})
 
 
 def draws_for_error(values, se: float) -> int:
     """How many draws make the standard error of the mean of ``values``-like draws ``se`` (sd²/se²)."""
     return int(np.ceil(np.var(values, ddof=1) / se ** 2)) if len(values) > 1 else 0
+
+
+def draws_to_decide_median(values: list, target: float, tol: float) -> float:
+    """Draws whose median has a 95% interval (±2 standard errors, se² = π/2·var/n for a near-normal spread)
+    clear of the bound |x − target| = tol·|target|, from the median and spread of ``values`` (∞ at the bound)."""
+    x = np.array([v for v in values if observed(v)], float)
+    gap = abs(tol * abs(target) - abs(np.median(x) - target)) if len(x) > 1 else 0.0
+    return float(np.ceil(np.pi / 2 * np.var(x, ddof=1) / (gap / 2) ** 2)) if gap > 1e-9 else float("inf")
 
 
 def median_interval(values: list, level: float = 0.95) -> tuple[float, float]:
