@@ -635,7 +635,7 @@ claims.claim("fig8_form", ref="Fig. 8", quantity="ΔAIC = n·ln(SSE_rival/SSE_(�
 
 # %% [markdown]
 # Below α = 0.5 (App. G, footnote 3: "the network cannot generalize") the same network, learning
-# rate and number of steps are trained at two smaller training fractions, as one batch.
+# rate and number of steps are trained at training fractions below 0.5, as one batch.
 
 # %%
 r8b = ex.fig8_below(ex.config("fig8_below", profile, seed), ctx.device)
