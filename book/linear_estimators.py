@@ -141,9 +141,15 @@ figures.fig1_seeds_table(m1s)
 # %% tags=["remove-input"]
 Markdown(f"At λ = 0.95 the median over {len(m1s.dt_ratio[0.95])} draws of Δt_sim/Δt_exact is "
          f"{m1s.dt_ratio_median[0.95][m1s.eps[0]]:.2f} (ε = {m1s.eps[0]:g}) and "
-         f"{m1s.dt_ratio_median[0.95][m1s.eps[1]]:.2f} (ε = {m1s.eps[1]:g}): a finite-size bias of the draws near the "
-         f"MP edge, inside the 15% bound but not far from it; at λ = 0.9 it is "
-         f"{m1s.dt_ratio_median[0.9][m1s.eps[0]]:.2f} and {m1s.dt_ratio_median[0.9][m1s.eps[1]]:.2f}.")
+         f"{m1s.dt_ratio_median[0.95][m1s.eps[1]]:.2f} (ε = {m1s.eps[1]:g}), a finite-size bias of the draws near the "
+         f"MP edge; at λ = 0.9 it is {m1s.dt_ratio_median[0.9][m1s.eps[0]]:.2f} and "
+         f"{m1s.dt_ratio_median[0.9][m1s.eps[1]]:.2f}. Single draws scatter far more than the bound (table above), so "
+         f"the claims below take the median of the per-draw ratio (the ε farther from 1); its 95% interval from the "
+         f"order statistics is {m1s.dt_ratio_interval[0.9][0]:.2f}–{m1s.dt_ratio_interval[0.9][1]:.2f} at λ = 0.9 "
+         f"and {m1s.dt_ratio_interval[0.95][0]:.2f}–{m1s.dt_ratio_interval[0.95][1]:.2f} at λ = 0.95, against the "
+         f"bound 0.85–1.15. Where the interval reaches across the bound the verdict below is not decided by these "
+         f"draws: an interval clear of it would take about {m1s.dt_draws_to_decide[0.9]:.0f} draws at λ = 0.9 and "
+         f"{m1s.dt_draws_to_decide[0.95]:.0f} at λ = 0.95 (from the median and spread of these).")
 
 # %%
 FIG1_QUOTE = ("In Fig. 1 we show that these analytical predictions are in excellent agreement with numerical "
@@ -305,11 +311,15 @@ claims.claim("fig2_markers", ref="Fig. 2 / Eq. 12",
              quote="The loss evolution follows the same functional form as Eq. (8), with the replacement η₀ → "
                    "η₀/d_out, and a correction to Eq. (9) (§3.3.1)",
              basis="15%: the chapter's agreement bound for simulated against exact grokking times")
-claims.claim("fig2_unimodal", ref="Fig. 2", quantity="largest fall before, or rise after, the maximum of Δt(d_out) "
-             "(relative to it; theory, every λ)", measured=m2.worst_unimodal_step, expected=at_most(0.0),
-             quote="These two competing effects … give rise to a non-monotonic dependence of the grokking time on "
-                   "d_out, which attains a maximum at a specific value d_out^max (§3.3.1)",
-             basis="a single maximum: no fall before it and no rise after it on the d_out grid")
+FIG2_MAX_QUOTE = ("These two competing effects … give rise to a non-monotonic dependence of the grokking time on "
+                  "d_out, which attains a maximum at a specific value d_out^max (§3.3.1)")
+claims.claim("fig2_unimodal", ref="Fig. 2", quantity="Δt(d_out) rises to a single maximum and does not rise after it, "
+             "on the d_out grid (theory, every λ)", measured=m2.unimodal, expected=is_true("one maximum"),
+             quote=FIG2_MAX_QUOTE, basis="a single maximum: no fall before it and no rise after it on the d_out grid")
+claims.claim("fig2_interior_max", ref="Fig. 2", quantity="smallest over λ of max Δt(d_out) / Δt(d_out = 1) (theory)",
+             measured=m2.peak_over_start, expected=at_least(1.15 / 0.85), quote=FIG2_MAX_QUOTE,
+             basis="a maximum that a simulation within the chapter's 15% agreement bound would still show: above "
+                   "1.15/0.85 = 1.35× the value at d_out = 1 (and Δt falls to 0 at large d_out, fig2_no_grok_large_dout)")
 claims.claim("fig2_no_grok_large_dout", ref="Fig. 2 / Eq. 12", quantity="Δt = 0 for every d_out ≥ 1200 and every λ "
              "(theory)", measured=m2.zero_big, expected=is_true("Δt = 0 there"),
              quote="in the limit of d_out → ∞, both training and generalization accuracies must be close to 100% "
@@ -346,18 +356,33 @@ figures.fig3_table(m3)
 # %%
 FIG3_QUOTE = ("Empirical results for training (dashed) and generalization (solid) losses, for γ = 1e-5, 1e-3, 1e-2 "
               "(blue, red, violet) against analytical solutions (black), for λ = 0.9 (Fig. 3)")
-claims.claim("fig3_plateaus", ref="Fig. 3 / Eq. 38", quantity="max over γ, train and test of |L_sim(end)/Eq. 38 − 1| "
-             "(λ = 0.9)", per_seed=m3.rel_err_eq38_per_seed, expected=at_most(0.25), rule=MEDIAN, quote=FIG3_QUOTE,
-             basis="a quarter: at λ = 0.9 the late loss is carried by the eigenvalues of Σ_tr near the MP edge "
-                   "(1 − √λ)² = 0.0026, which scatter between draws at d_in = 1000 (as in Fig. 1); the median "
-                   "over draws decides")
+FIG3_PLATEAU_BASIS = ("0.05 decades, as for Fig. 1's curves (the same figure style and the same 'against analytical "
+                      "solutions')")
+FIG3_MEAN = (f"Eq. 38 is an average over the MP law, so the mean of {len(m3.rel_err_eq38_per_seed)} draws is "
+             f"compared: a single draw's late loss is carried by its few eigenvalues of Σ_tr near the MP edge and "
+             f"scatters (L/Eq. 38 per draw at γ = {m3.g15:g}: train "
+             f"{summaries.listing(m3.eq38_ratio_per_seed['train'][m3.g15], '.2f')}; test "
+             f"{summaries.listing(m3.eq38_ratio_per_seed['test'][m3.g15], '.2f')})")
+claims.claim("fig3_plateaus_train", ref="Fig. 3 / Eq. 38", quantity="max over γ of |log₁₀(mean L_tr,sim(end) / Eq. 38)| "
+             "(λ = 0.9)", measured=m3.log_dev_eq38_mean["train"], expected=at_most(0.05), quote=FIG3_QUOTE,
+             basis=FIG3_PLATEAU_BASIS, one_value=FIG3_MEAN)
+claims.claim("fig3_plateaus_test", ref="Fig. 3 / Eq. 38", quantity="max over γ of |log₁₀(mean L_gen,sim(end) / Eq. 38)| "
+             "(λ = 0.9)", measured=m3.log_dev_eq38_mean["test"], expected=at_most(0.05), quote=FIG3_QUOTE,
+             basis=FIG3_PLATEAU_BASIS, one_value=FIG3_MEAN,
+             known_deviation=ex.known_deviation("fig3_plateaus_test", profile) and (
+                 f"the mean late test loss of the draws is {summaries.listing(m3.eq38_mean_ratio['test'].values(), '.2f')}"
+                 f" × Eq. 38 (γ = {summaries.listing(m3.eq38_mean_ratio['test'], 'g')}), while the train loss agrees "
+                 f"({summaries.listing(m3.eq38_mean_ratio['train'].values(), '.2f')}): at λ = 0.9 the test plateau is "
+                 f"carried by the few eigenvalues of Σ_tr near the MP edge (finite d_in, as fig1_loss_lam0.9), which "
+                 f"scatter widely from draw to draw (per draw above): a mean known to ±3% would need about "
+                 f"{m3.eq38_test_draws_3pct} draws"))
 claims.claim("fig3_eq38_limit", ref="Eq. 38", quantity="max rel. error of Eq. 38 at t = 1e9 against γ²/(8(1−λ)), "
              "γ²/(8(1−λ)³) (γ ≤ 1e-4)", measured=m3.limit_rel_err, expected=at_most(0.02), kind="consistency",
              basis="the small-γ limit of Eq. 38 itself: they must agree to the order of γ")
 claims.claim("fig3_eq15", ref="Eq. 15", quantity=f"Eq. 15's L_gen(∞) / simulated late L_gen (γ = {m3.g15:g}, λ = {m3.lam})",
-             measured=m3.eq15_over_sim, expected=within(1.0, 0.25),
+             measured=m3.eq15_over_sim, expected=within(1.0, 0.12),
              quote="approximating for small γ ≪ 1, we obtain the asymptotic expressions L_tr ≃ γ²/(4(1−λ)), "
-                   "L_gen ≃ γ²/(4(1−λ)³) (Eq. 15)", basis="the same quarter as fig3_plateaus",
+                   "L_gen ≃ γ²/(4(1−λ)³) (Eq. 15)", basis="12%, the 0.05 decades of fig3_plateaus_train/test",
              known_deviation="Eq. 15 is 2× too large; Eq. 38 gives γ²/(8(1−λ)³) (see Errata)")
 claims.claim("fig3_markers", ref="Fig. 3", quantity=f"|Δt_sim/Δt_exact − 1| at λ = {m3.marker_lam}, per draw the "
              f"worst finite γ", per_seed=m3.marker_per_seed, expected=at_most(0.15), rule=MEDIAN,
@@ -588,10 +613,12 @@ figures.fig8(r8)
 figures.fig8_table(m8)
 
 # %%
-claims.claim("fig8_all_grok", ref="Fig. 8 / App. G", quantity="lowest over α of the best test accuracy reached, per draw",
-             per_seed=m8.best_test_acc, expected=at_least(0.95), rule=ALL_SEEDS,
+claims.claim("fig8_all_grok", ref="Fig. 8 / App. G",
+             quantity="highest over α of the lowest test error (1 − accuracy) reached, per draw",
+             per_seed=m8.worst_test_err, expected=at_most(0.05), rule=ALL_SEEDS,
              quote="Here, α ranges between 0.5 and 0.9, since below α = 0.5, the network cannot generalize (App. G)",
-             basis="the accuracy that counts as reached in Figs. 7 and 8 (95%)")
+             basis="the accuracy that counts as reached in Figs. 7 and 8 (95%), stated as an error of at most 5% so "
+                   "that the margin reads against the 5% left to miss")
 claims.claim("fig8_dt_grows", ref="Fig. 8", quantity="one-sided p-value of Spearman's ρ(λ, Δt) > 0, per draw",
              per_seed=m8.trend_p, expected=at_most(0.05), rule=ALL_SEEDS,
              quote="Blue indicates the smallest number of training samples, leading to longer grokking time, while "
@@ -605,6 +632,34 @@ claims.claim("fig8_form", ref="Fig. 8", quantity="ΔAIC = n·ln(SSE_rival/SSE_(�
                    "∼(λ − c)⁻², which is reminiscent of the linear model (App. G)",
              basis="ΔAIC ≥ 2, the usual threshold for preferring one model over another with as many parameters "
                    "(Burnham & Anderson)")
+
+# %% [markdown]
+# Below α = 0.5 (App. G, footnote 3: "the network cannot generalize") the same network, learning
+# rate and number of steps are trained at training fractions below 0.5, as one batch.
+
+# %%
+r8b = ex.fig8_below(ex.config("fig8_below", profile, seed), ctx.device)
+m8b = summaries_late.fig8_below(r8b)
+m8p = ex.config("fig8", "paper")
+
+# %% tags=["remove-input"]
+Markdown(f"At α = {summaries.listing(m8b.alpha, 'g')} (λ = {summaries.listing(m8b.lam, '.3f')}) the "
+         f"train accuracy reaches {min(m8b.best_train_acc):.0%} in every draw, while the best test accuracy over "
+         f"{m8b.steps} steps is {summaries.listing(m8b.best_test_acc, '.1%')} per draw (chance: 1/p = {1 / m8b.p:.1%}). "
+         f"The paper's λ range is {2 / (max(m8p.alphas) * m8p.p):.3f}–"
+         f"{2 / (min(m8p.alphas) * m8p.p):.3f} (p = {m8p.p}, d_h = {m8p.d_h}, α = {min(m8p.alphas):g}–"
+         f"{max(m8p.alphas):g}); this profile's p = {m8b.p} and d_h = {ex.config('fig8', profile).d_h} give "
+         f"λ = {min(m8.lam):.3f}–{max(m8.lam):.3f} for α = {min(m8.alpha):g}–{max(m8.alpha):g}. The paper's p, width "
+         f"and range are the paper profile's: its kept results are shown at the paper's scale.")
+
+# %%
+claims.claim("fig8_below_no_gen", ref="App. G (footnote 3)",
+             quantity=f"first step at which the test accuracy reaches {m8b.thr:.0%}, earliest over α = "
+                      f"{summaries.listing(m8b.alpha, 'g')}, per draw ({m8b.steps} steps, as the α ≥ "
+                      f"{min(m8.alpha):g} runs)", per_seed=m8b.first_gen, expected=never(), rule=ALL_SEEDS,
+             quote="Here, α ranges between 0.5 and 0.9, since below α = 0.5, the network cannot generalize (App. G)",
+             basis="paper; the control is fig8_all_grok: the same network, learning rate and budget at α ≥ "
+                   f"{min(m8.alpha):g} reach the threshold in every draw")
 
 # %% [markdown]
 # ## Errata

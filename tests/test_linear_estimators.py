@@ -304,3 +304,42 @@ def test_summaries_eq11_picks_the_paper_eps_and_the_limit():
     assert s.ratio_at_paper_eps == 2.0 and s.limit_ratio == 1.1
     q[0.5] = np.array([3.0, 2.0, 2.5, 1.1])  # not monotone: no limit
     assert math.isnan(summaries.eq11(q).limit_ratio)
+
+
+def test_summaries_fig8_below_reads_not_observed_from_nan_crossings():
+    from companion.events import NOT_OBSERVED
+    from companion.experiments.linear_estimators import summaries_late
+
+    acc = np.array([[[0.1, 0.3], [0.2, 0.05]], [[0.1, 0.96], [0.2, 0.4]]])  # (S, n_α, n_evals)
+    mod = {"alpha": np.array([0.3, 0.4]), "lam": np.array([0.28, 0.21]), "t_te": np.array([[np.nan, np.nan],
+           [20.0, np.nan]]), "test_acc": acc, "train_acc": np.ones_like(acc)}
+    s = summaries_late.fig8_below({"mod": mod, "steps": 40, "thr": 0.95, "p": 24})
+    assert s.first_gen == [NOT_OBSERVED, 20.0]
+    assert s.best_test_acc == [0.3, 0.96] and s.best_train_acc == [1.0, 1.0]
+
+
+def test_summaries_fig2_peak_over_start_and_unimodal():
+    grid = np.array([1.0, 10.0, 100.0, 1000.0, 2000.0])
+    res = {"eps": 1e-3, "curves": {}, "markers": {}, "dout_grid": grid,
+           "theory_dt": {0.5: np.array([10.0, 40.0, 20.0, 5.0, 0.0]), 0.9: np.array([30.0, 60.0, 10.0, 0.0, 0.0])}}
+    s = summaries.fig2(res)
+    assert s.peak_over_start == 2.0 and s.unimodal and s.zero_big
+    res["theory_dt"][0.5] = np.array([10.0, 40.0, 20.0, 25.0, 0.0])  # a second rise after the maximum
+    assert not summaries.fig2(res).unimodal
+
+
+def test_median_interval_is_the_binomial_order_statistics():
+    lo, hi = summaries.median_interval(list(range(1, 33)))  # n = 32: ranks 10 and 23 (coverage 98%)
+    assert (lo, hi) == (10.0, 23.0)
+    from companion.events import NOT_OBSERVED
+    assert all(math.isnan(v) for v in summaries.median_interval([1.0, NOT_OBSERVED, 2.0]))
+
+
+def test_draws_for_error_is_variance_over_squared_error():
+    assert summaries.draws_for_error([1.0, 3.0], 1.0) == 2 and summaries.draws_for_error([1.0], 0.1) == 0
+
+
+def test_draws_to_decide_median_grows_as_the_median_nears_the_bound():
+    far = summaries.draws_to_decide_median([0.9, 1.0, 1.1], 1.0, 0.15)  # median 1.0, gap 0.15, var 0.01
+    assert far == math.ceil(math.pi / 2 * 0.01 / 0.075 ** 2)
+    assert summaries.draws_to_decide_median([0.84, 0.85, 0.86], 1.0, 0.15) == math.inf

@@ -57,6 +57,17 @@ def fig8(cfg: Fig8Config, device: str = "cpu") -> dict:
             "forms": [compare_forms(r["lam"], d) for d in dt], "steps": cfg.steps}
 
 
+@experiment
+def fig8_below(cfg: Fig8Config, device: str = "cpu") -> dict:
+    """App. G, footnote 3 ("below α = 0.5, the network cannot generalize"): Fig. 8's network, learning
+    rate and budget at the training fractions ``cfg.alphas`` (below 0.5), ``n_seeds`` draws batched."""
+    r = train_quadratic_mlp(cfg.p, cfg.d_h, cfg.alphas, cfg.lr, cfg.steps, cfg.eval_every, cfg.seed, device,
+                            cfg.n_seeds)
+    r["t_tr"] = crossing_steps(r["step"], r["train_acc"], cfg.thr)
+    r["t_te"] = crossing_steps(r["step"], r["test_acc"], cfg.thr)
+    return {"mod": r, "steps": cfg.steps, "thr": cfg.thr, "p": cfg.p}
+
+
 def crossing_steps(step: np.ndarray, acc: np.ndarray, thr: float) -> np.ndarray:
     """First step with accuracy ≥ thr for each run of ``acc`` (..., n_evals), stored as floats: NaN
     where it was not observed (the summaries turn NaN back into ``NOT_OBSERVED``)."""

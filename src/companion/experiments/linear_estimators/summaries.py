@@ -124,9 +124,12 @@ class Fig1SeedsSummary:
     dt_ratio: dict  # λ -> per seed: Δt_sim/Δt_exact, the ε farther from 1 (NOT_OBSERVED if not reached)
     dt_ratio_median: dict  # λ -> ε -> median over seeds of Δt_sim/Δt_exact
     dt_ratio_mean: dict  # λ -> ε -> seed-mean Δt_sim / Δt_exact
+    dt_ratio_interval: dict  # λ -> 95% interval of the median of dt_ratio (order statistics)
+    dt_draws_to_decide: dict  # λ -> draws whose median's 95% interval (±2 se) would clear the DT_TOL bound
 
 
 LOSS_TOL = 0.05  # Figs. 1, 2: losses agree when within 0.05 decades (12%)
+DT_TOL = 0.15  # the chapter's agreement bound for simulated against exact grokking times
 
 
 def fig1_seeds(res: dict) -> Fig1SeedsSummary:
@@ -157,7 +160,35 @@ def fig1_seeds(res: dict) -> Fig1SeedsSummary:
         mean[lam] = {e: float(np.mean(v)) for e, v in per.items()}
     return Fig1SeedsSummary(lams=sorted(res["curves"]), eps=eps, floor=floor, loss_dev=loss_dev,
                             loss_dev_mean=loss_mean, acc_dev=acc_dev, acc_dev_mean=acc_mean, late_t=late,
-                            dt_ratio=dt_ratio, dt_ratio_median=med, dt_ratio_mean=mean)
+                            dt_ratio=dt_ratio, dt_ratio_median=med, dt_ratio_mean=mean,
+                            dt_ratio_interval={lam: median_interval(v) for lam, v in dt_ratio.items()},
+                            dt_draws_to_decide={lam: draws_to_decide_median(v, 1.0, DT_TOL)
+                                                for lam, v in dt_ratio.items()})
+
+
+def draws_for_error(values, se: float) -> int:
+    """How many draws make the standard error of the mean of ``values``-like draws ``se`` (sd²/se²)."""
+    return int(np.ceil(np.var(values, ddof=1) / se ** 2)) if len(values) > 1 else 0
+
+
+def draws_to_decide_median(values: list, target: float, tol: float) -> float:
+    """Draws whose median has a 95% interval (±2 standard errors, se² = π/2·var/n for a near-normal spread)
+    clear of the bound |x − target| = tol·|target|, from the median and spread of ``values`` (∞ at the bound)."""
+    x = np.array([v for v in values if observed(v)], float)
+    gap = abs(tol * abs(target) - abs(np.median(x) - target)) if len(x) > 1 else 0.0
+    return float(np.ceil(np.pi / 2 * np.var(x, ddof=1) / (gap / 2) ** 2)) if gap > 1e-9 else float("inf")
+
+
+def median_interval(values: list, level: float = 0.95) -> tuple[float, float]:
+    """Distribution-free interval for the median of ``values`` (order statistics x₍ₖ₎, x₍ₙ₋ₖ₊₁₎ with k
+    from the binomial(n, ½) quantile, coverage ≥ ``level`` once n ≥ 9); NaN for values not observed."""
+    from scipy import stats
+
+    x = np.sort(np.array([v if observed(v) else np.nan for v in values], float))
+    if not np.all(np.isfinite(x)):
+        return float("nan"), float("nan")
+    k = max(int(stats.binom.ppf((1 - level) / 2, len(x), 0.5)), 1)
+    return float(x[k - 1]), float(x[len(x) - k])
 
 
 def worst_signed(ratios: list):
@@ -198,6 +229,7 @@ class Fig2Summary:
     zero_big: bool  # Δt = 0 for d_out ≥ BIG_DOUT
     unimodal_and_zero_big: bool
     worst_unimodal_step: float  # the largest relative rise after the maximum, or fall before it (0: none)
+    peak_over_start: float  # min over λ of max Δt(d_out) / Δt(d_out = 1): how far the maximum rises
 
 
 def unimodal_violation(dt: np.ndarray) -> float:
@@ -225,7 +257,8 @@ def fig2(res: dict) -> Fig2Summary:
     zero_big = all(bool(np.all(dt[big] == 0)) for dt in res["theory_dt"].values())
     return Fig2Summary(log_ratio=log_ratio, log_ratio_per_seed=per_seed, marker_rel_err=float(rel), peaks=peaks,
                        unimodal=viol == 0, zero_big=zero_big, unimodal_and_zero_big=bool(viol == 0 and zero_big),
-                       worst_unimodal_step=viol)
+                       worst_unimodal_step=viol,
+                       peak_over_start=float(min(np.max(dt) / dt[0] for dt in res["theory_dt"].values())))
 
 
 @dataclass(frozen=True)
@@ -258,6 +291,10 @@ class Fig3Summary:
     plateaus: dict  # γ -> {"train"|"test": (sim, Eq. 38)}
     eq15_gen: dict  # γ -> the paper's Eq. 15 generalisation plateau
     rel_err_eq38: float
+    log_dev_eq38_mean: dict  # "train"|"test" -> max over γ of |log₁₀(mean over draws of L_sim(end) / Eq. 38)|
+    eq38_mean_ratio: dict  # "train"|"test" -> γ -> mean over draws of L_sim(end) / Eq. 38
+    eq38_ratio_per_seed: dict  # "train"|"test" -> γ -> per draw L_sim(end) / Eq. 38
+    eq38_test_draws_3pct: int  # draws whose mean test ratio has a standard error of 0.03, at the worst γ
     limit_rel_err: float
     g15: float  # the γ of the Eq. 15 check (second smallest)
     eq15_over_sim: float
@@ -288,11 +325,19 @@ def fig3(res: dict) -> Fig3Summary:
     n = next(iter(res["curves"].values()))["sim"]["train_loss"].shape[0]
     finite = [g for g in m if np.isfinite(m[g]["theory"][2])]
     inf_g = [g for g in m if not np.isfinite(m[g]["theory"][2])]
+    far = max(res["curves"].values(),  # the γ whose mean late test loss is farthest from Eq. 38
+                key=lambda c: abs(np.log10(c["sim"]["test_loss"][:, -1].mean() / c["theory"]["test_loss"][-1])))
     gc = {lm: float(res["gamma_grid"][np.argmax(~np.isfinite(dt))]) if (~np.isfinite(dt)).any() else float("inf")
           for lm, dt in res["theory_dt"].items()}
     return Fig3Summary(
         plateaus=plat, eq15_gen={g: theory.wd_plateaus(lam, g)["gen_eq15"] for g in plat},
         rel_err_eq38=float(rel38), limit_rel_err=float(limit), g15=g15,
+        log_dev_eq38_mean={q: float(max(abs(np.log10(plat[g][q][0] / plat[g][q][1])) for g in plat))
+                           for q in ("train", "test")},
+        eq38_mean_ratio={q: {g: plat[g][q][0] / plat[g][q][1] for g in plat} for q in ("train", "test")},
+        eq38_ratio_per_seed={q: {g: [float(v) for v in c["sim"][f"{q}_loss"][:, -1] / c["theory"][f"{q}_loss"][-1]]
+                                 for g, c in res["curves"].items()} for q in ("train", "test")},
+        eq38_test_draws_3pct=draws_for_error(far["sim"]["test_loss"][:, -1] / far["theory"]["test_loss"][-1], 0.03),
         eq15_over_sim=float(theory.wd_plateaus(lam, g15)["gen_eq15"] / plat[g15]["test"][0]),
         marker_rel_err=float(max(abs(np.mean(m[g]["sim"]["dt"]) / m[g]["theory"][2] - 1) for g in finite)),
         rel_err_eq38_per_seed=[float(max(abs(c["sim"][f"{q}_loss"][s, -1] / c["theory"][f"{q}_loss"][-1] - 1)

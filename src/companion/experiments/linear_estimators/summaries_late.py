@@ -191,6 +191,7 @@ class Fig8Summary:
     dt: np.ndarray  # (S, n_α) Δt per draw and α (NaN: not observed)
     dt_mean: np.ndarray  # per α, over the draws where observed
     best_test_acc: list  # per seed: the lowest over α of the best test accuracy reached
+    worst_test_err: list  # per seed: the highest over α of the lowest test error (1 − accuracy) reached
     trend_p: list  # per seed: one-sided p-value of Spearman's ρ(λ, Δt) > 0 (NOT_OBSERVED: a Δt missing)
     delta_aic: list  # per seed: n·ln(SSE_rival/SSE_paper) of the log fits (NOT_OBSERVED: too few Δt)
     lam_star: list  # per seed: fitted λ*
@@ -217,8 +218,35 @@ def fig8(res: dict) -> Fig8Summary:
     return Fig8Summary(
         alpha=np.asarray(m["alpha"])[order], lam=lam, dt=dt, dt_mean=mean,
         best_test_acc=[float(np.min(np.max(a, -1))) for a in np.asarray(m["test_acc"])],
+        worst_test_err=[float(np.max(1 - np.max(a, -1))) for a in np.asarray(m["test_acc"])],
         trend_p=trend, delta_aic=[seen(f["delta_aic"]) for f in res["forms"]],
         lam_star=[f["fit"]["lam_star"] for f in res["forms"]], fit=fit_divergence(lam, mean), steps=res["steps"])
+
+
+@dataclass(frozen=True)
+class Fig8BelowSummary:
+    """App. G below α = 0.5: whether the test accuracy reaches the threshold within Fig. 8's budget."""
+
+    alpha: np.ndarray
+    lam: np.ndarray  # λ = 2/(αp)
+    first_gen: list  # per seed: the earliest step over α at which test accuracy ≥ thr (NOT_OBSERVED: none)
+    best_test_acc: list  # per seed: the highest over α of the best test accuracy reached
+    best_train_acc: list  # per seed: the lowest over α of the best train accuracy reached (the net does fit)
+    steps: int
+    thr: float
+    p: int  # modulus
+
+
+def fig8_below(res: dict) -> Fig8BelowSummary:
+    """Summary of :func:`~companion.experiments.linear_estimators.networks.fig8_below`."""
+    m = res["mod"]
+    t_te = np.asarray(m["t_te"], float)  # (S, n_α), NaN: not observed
+    return Fig8BelowSummary(
+        alpha=np.asarray(m["alpha"]), lam=np.asarray(m["lam"]),
+        first_gen=[float(np.nanmin(row)) if np.isfinite(row).any() else NOT_OBSERVED for row in t_te],
+        best_test_acc=[float(np.max(a)) for a in np.asarray(m["test_acc"])],
+        best_train_acc=[float(np.min(np.max(a, -1))) for a in np.asarray(m["train_acc"])],
+        steps=res["steps"], thr=res["thr"], p=res["p"])
 
 
 @dataclass(frozen=True)

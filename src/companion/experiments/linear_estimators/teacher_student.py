@@ -71,9 +71,9 @@ def fig1_seeds(cfg: Fig1SeedsConfig, device: str = "cpu") -> dict:
     and per-draw simulated t* at λ ∈ dt_lams against the exact theory (all draws of a λ batched)."""
     steps = curve_steps(cfg.t_end, cfg.n_points)
     curves, dt = {}, {}
-    for lam in cfg.curve_lams:
+    for lam, n_draws in zip(cfg.curve_lams, cfg.curve_seeds, strict=True):
         seed = cfg.seed + cfg.seed_offset + int(cfg.seed_per_lam * lam)
-        sim = LinearGD.sample(cfg.d_in, 1, lam, cfg.curve_seeds, seed, cfg.n_gen, cfg.eta, device=device)
+        sim = LinearGD.sample(cfg.d_in, 1, lam, n_draws, seed, cfg.n_gen, cfg.eta, device=device)
         curves[lam] = {e: {"sim": sim.curves(steps, e), "theory": theory_curves(steps, lam, cfg.eta, e)}
                        for e in cfg.eps}
     for lam in cfg.dt_lams:
