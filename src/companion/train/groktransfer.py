@@ -42,9 +42,13 @@ def train_ensemble(P: dict, spec: FNNSpec, data, lr, weight_decay, epochs: int, 
     H: dict[str, list] = {k: [] for k in ("epoch", "train_acc", "test_acc", "train_loss", "test_loss")}
     snaps, snap_ep, meas, meas_ep = [], [], [], []
 
+    recorded: dict = {}  # the training loss of the epoch just logged, with its graph: its update reuses it
+
     def record(ep: int) -> bool:
+        trl, tra = loss_and_acc(forward(P, spec, xs[0]), xs[1], loss)
+        recorded.update(epoch=ep, loss=trl)
+        trl = trl.detach()
         with torch.no_grad():
-            trl, tra = loss_and_acc(forward(P, spec, xs[0]), xs[1], loss)
             tel, tea = loss_and_acc(forward(P, spec, xs[2]), xs[3], loss)
         for k, v in zip(("train_loss", "train_acc", "test_loss", "test_acc"), (trl, tra, tel, tea)):
             H[k].append(v.cpu().numpy())
@@ -60,7 +64,9 @@ def train_ensemble(P: dict, spec: FNNSpec, data, lr, weight_decay, epochs: int, 
         return bool((tea >= stop_at).any() if stop_any else (tea >= stop_at).all())
 
     def objective(ep: int) -> torch.Tensor:
-        lo, _ = loss_and_acc(forward(P, spec, xs[0]), xs[1], loss, with_acc=False)
+        logged, lo = recorded.pop("epoch", None), recorded.pop("loss", None)
+        if logged != ep:  # not a logged epoch: one forward pass for the update alone
+            lo, _ = loss_and_acc(forward(P, spec, xs[0]), xs[1], loss, with_acc=False)
         return lo.sum()  # the members' gradients are independent: each is its own mean loss's
 
     def save() -> dict:
