@@ -319,3 +319,39 @@ def test_text_embedding_loading_path_on_a_tiny_model(monkeypatch, tmp_path):
     E, note = embeddings.text_embedding(5)
     assert seen["path"] == str(pkg_dir / "model") and seen["texts"] == ["0", "1", "2", "3", "4"]
     assert E.shape == (5, 3) and np.allclose(np.linalg.norm(E, axis=1), 1) and "all-MiniLM" in note
+
+
+def test_batched_grokfast_equals_one_seed_at_a_time():
+    """GrokFast over stacked seeds (:func:`companion.train.trainer.train_batched` with the filter)
+    gives each seed the history :func:`companion.train.train` gives it alone: the EMA filter is
+    elementwise, so over the ensemble axis it is one filter per seed."""
+    from companion.models.transformer import Transformer, TransformerConfig
+    from companion.train import TrainConfig, train
+    from companion.train.trainer import train_batched
+
+    d = _toy_data(V=7)
+    tc = TrainConfig(steps=12, lr=1e-2, weight_decay=1.0, loss_dtype="float32")
+    cfg = TransformerConfig(p=7, d_model=8, n_heads=2, d_mlp=16, n_layers=1, n_ctx=2)
+    alone = [train(Transformer(cfg, seed=s), d, tc, grad_filter=grokfast.make_filter(), eval_at=[0, 6, 12])
+             for s in range(2)]
+    batched = train_batched([Transformer(cfg, seed=s) for s in range(2)], [d, d], tc, eval_at=[0, 6, 12],
+                            grad_filter=grokfast.make_filter())
+    for a, b in zip(alone, batched):
+        assert np.allclose(a["train_loss"], b["train_loss"], atol=1e-5)
+        assert np.array_equal(a["test_acc"], b["test_acc"])
+    plain = train_batched([Transformer(cfg, seed=s) for s in range(2)], [d, d], tc, eval_at=[0, 6, 12])
+    assert not np.allclose(plain[0]["train_loss"][1:], batched[0]["train_loss"][1:])  # the filter acted
+
+
+def test_xor_stop_at_keeps_the_curves_up_to_the_stop():
+    """``train_xor(stop_at=…)``: the history is the full run's, cut at the first logged step a
+    quarter past the step where every member has reached ``stop_at`` test accuracy."""
+    tr, te = X.xor_data(40, 6, 0), X.xor_data(200, 6, 1)
+    W0, a0 = xor_net.init(2, 6, 32, None, None, 0)
+    full = train_xor(W0, a0, tr, te, 0.3, 0.1, 0.0, 120, eval_every=4)
+    cut = train_xor(W0, a0, tr, te, 0.3, 0.1, 0.0, 120, eval_every=4, stop_at=0.9)
+    reached = max(first_crossing(full["step"], t, 0.9) for t in full["test_acc"])
+    assert reached < 120, "the toy run must reach the bar"
+    n = len(cut["step"])
+    assert cut["step"][-1] == full["step"][full["step"] >= reached * 1.25][0]
+    assert np.array_equal(cut["test_acc"], full["test_acc"][:, :n])

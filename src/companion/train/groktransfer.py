@@ -42,9 +42,13 @@ def train_ensemble(P: dict, spec: FNNSpec, data, lr, weight_decay, epochs: int, 
     H: dict[str, list] = {k: [] for k in ("epoch", "train_acc", "test_acc", "train_loss", "test_loss")}
     snaps, snap_ep, meas, meas_ep = [], [], [], []
 
+    recorded: dict = {}  # the training loss of the epoch just logged, with its graph: its update reuses it
+
     def record(ep: int) -> bool:
+        trl, tra = loss_and_acc(forward(P, spec, xs[0]), xs[1], loss)
+        recorded.update(epoch=ep, loss=trl)
+        trl = trl.detach()
         with torch.no_grad():
-            trl, tra = loss_and_acc(forward(P, spec, xs[0]), xs[1], loss)
             tel, tea = loss_and_acc(forward(P, spec, xs[2]), xs[3], loss)
         for k, v in zip(("train_loss", "train_acc", "test_loss", "test_acc"), (trl, tra, tel, tea)):
             H[k].append(v.cpu().numpy())
@@ -60,7 +64,9 @@ def train_ensemble(P: dict, spec: FNNSpec, data, lr, weight_decay, epochs: int, 
         return bool((tea >= stop_at).any() if stop_any else (tea >= stop_at).all())
 
     def objective(ep: int) -> torch.Tensor:
-        lo, _ = loss_and_acc(forward(P, spec, xs[0]), xs[1], loss, with_acc=False)
+        logged, lo = recorded.pop("epoch", None), recorded.pop("loss", None)
+        if logged != ep:  # not a logged epoch: one forward pass for the update alone
+            lo, _ = loss_and_acc(forward(P, spec, xs[0]), xs[1], loss, with_acc=False)
         return lo.sum()  # the members' gradients are independent: each is its own mean loss's
 
     def save() -> dict:
@@ -88,15 +94,20 @@ def train_ensemble(P: dict, spec: FNNSpec, data, lr, weight_decay, epochs: int, 
 
 
 def train_xor(W, a, train_data: XORData, test_data: XORData, eps, lr: float, weight_decay: float, steps: int,
-          eval_every: int = 1) -> dict:
+          eval_every: int = 1, stop_at: float | None = None, stop_patience: float = 0.25) -> dict:
     """Full-batch GD on the exponential loss (Sec. 3.1) for every member (``torch.optim.SGD``
     with weight decay, shared lr); returns the history (``step`` (T,), ``train_acc``,
-    ``test_acc``, ``train_loss`` (M, T)) and the trained ``W``, ``a``."""
+    ``test_acc``, ``train_loss`` (M, T)) and the trained ``W``, ``a``. ``stop_at``: once every
+    member's test accuracy has reached it (at the first logged step r where all have), training
+    ends at the first logged step ≥ r·(1 + ``stop_patience``); no first crossing at or below
+    ``stop_at`` changes."""
     eps = torch.as_tensor(eps, dtype=torch.float32).expand(W.shape[0])
     W, a = W.clone().requires_grad_(True), a.clone().requires_grad_(True)
     opt = make_optimizer([W, a], "sgd", lr, weight_decay)
     H: dict[str, list] = {"step": [], "train_acc": [], "test_acc": [], "train_loss": []}
     recorded: dict = {}  # the training loss of the step just recorded, reused by its update
+    reached = torch.zeros(W.shape[0], dtype=torch.bool)  # members whose test accuracy reached stop_at
+    all_at: list = [None]  # the first logged step at which every member had
 
     def f(d: XORData) -> torch.Tensor:
         return xor_net.output(W, a, d, eps)  # (M, n)
@@ -113,18 +124,25 @@ def train_xor(W, a, train_data: XORData, test_data: XORData, eps, lr: float, wei
             H["train_acc"].append(xor_net.sign_acc(out, train_data.y).numpy())
             H["test_acc"].append(xor_net.sign_acc(f(test_data), test_data.y).numpy())
             H["train_loss"].append(lo.detach().numpy())
-        return False
+        if stop_at is None or t == 0:
+            return False
+        reached.logical_or_(torch.as_tensor(H["test_acc"][-1] >= stop_at))
+        if all_at[0] is None and bool(reached.all()):
+            all_at[0] = t
+        return all_at[0] is not None and t >= all_at[0] * (1 + stop_patience)
 
     def objective(t: int) -> torch.Tensor:
         step, lo = recorded.pop("step", None), recorded.pop("loss", None)
         return (lo if step == t else member_losses(f(train_data))).sum()
 
     def save() -> dict:
-        return {k: list(v) for k, v in H.items()}
+        return {**{k: list(v) for k, v in H.items()}, "reached": reached.clone(), "all_at": all_at[0]}
 
     def load(s: dict) -> None:
-        for k, v in s.items():
-            H[k][:] = v
+        for k in H:
+            H[k][:] = s[k]
+        reached.copy_(s.get("reached", reached))
+        all_at[0] = s.get("all_at")
 
     fit([W, a], opt, steps, evals=every(eval_every, steps), record=record, loss=objective, state=(save, load))
     res = {"step": np.asarray(H.pop("step"))}

@@ -195,7 +195,8 @@ def train(model: nn.Module, data: Split, cfg: TrainConfig,
 
 def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
                   measures: list[Mapping[str, Callable[[nn.Module], float]]] | None = None,
-                  eval_at: np.ndarray | None = None, snapshot_at: np.ndarray | None = None) -> list[dict]:
+                  eval_at: np.ndarray | None = None, grad_filter: GradFilter | None = None,
+                  snapshot_at: np.ndarray | None = None) -> list[dict]:
     """:func:`train` for K models of one architecture at once, as one tensor program.
 
     Member k trains ``models[k]`` on ``datas[k]`` (the training sets must have equal sizes; test
@@ -205,7 +206,9 @@ def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
     Adam and SGD are elementwise, so one optimizer over the stacks is K independent ones.
     Evaluation runs per member on a module holding its parameters. ``stop_after_test_acc``
     stops each member's history where :func:`train` would stop it (the batch trains until every
-    member has stopped). Full batch only, no gradient filter. ``snapshot_at``: as in :func:`train`.
+    member has stopped). Full batch only. ``grad_filter`` (as in :func:`train`) sees the stacked
+    gradients (K, ...): a filter that is elementwise per parameter entry, such as GrokFast's EMA,
+    is then K independent filters. ``snapshot_at``: as in :func:`train`.
     """
     from companion.train.ensemble import Ensemble, ensemble_loss
 
@@ -250,5 +253,6 @@ def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
         done[:] = s["done"]
 
     state = _history_state(hists, lambda: {"reached": [r[0] for r in reached], "done": list(done)}, restore)
-    fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, warmup=cfg.warmup, state=state)
+    fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, grad_filter=grad_filter,
+        warmup=cfg.warmup, state=state)
     return [_finish_history(h) for h in hists]
