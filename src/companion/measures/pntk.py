@@ -12,6 +12,8 @@ import math
 
 import torch
 
+from companion.measures.kernels import kernel_distance  # noqa: F401  (its home is measures.kernels)
+
 
 def pntk(forward, params: dict, x: torch.Tensor) -> torch.Tensor:
     """Θ̂ = J Jᵀ (N, N) for g(x) = Σ_c f_c(x)/√k, J = ∂g/∂θ over all parameters.
@@ -32,10 +34,3 @@ def pntk(forward, params: dict, x: torch.Tensor) -> torch.Tensor:
         return out.sum(-1) / math.sqrt(out.shape[-1])
 
     return empirical_ntk(g, flat, x)
-
-
-def kernel_distance(K: torch.Tensor, K0: torch.Tensor) -> float:
-    """1 − ⟨K, K0⟩_F / (‖K‖_F ‖K0‖_F); NaN if either kernel is not finite."""
-    if not (torch.isfinite(K).all() and torch.isfinite(K0).all()):
-        return math.nan
-    return float(1 - (K * K0).sum() / (K.norm() * K0.norm()))
