@@ -180,3 +180,206 @@ def test_biased_alignment_drifts_with_the_probe_count_and_the_unbiased_one_does_
     assert small_u == pytest.approx(pop, abs=4 * se_small + 0.02)
     assert small_b - large_b > 0.08  # the biased estimate is dragged up by the kernel's diagonal, by O(1/n)
     assert abs(large_u - small_u) < 0.5 * abs(large_b - small_b)
+
+
+# ----------------------------------------------------------------------------- linearisation
+def test_linearise_is_exact_for_a_model_linear_in_its_parameters():
+    torch.manual_seed(0)
+    m = nn.Linear(4, 3).double()  # f(θ, x) = W x + b: linear in θ = (W, b)
+    x = torch.randn(5, 4, dtype=torch.float64)
+    f_lin = kernels.linearise(m)
+    theta = {k: v.detach() + torch.randn_like(v) for k, v in m.named_parameters()}
+    torch.testing.assert_close(f_lin(theta, x), torch.func.functional_call(m, theta, (x,)))
+
+
+def test_linearise_matches_the_model_to_second_order_on_an_mlp():
+    m = tiny_mlp()
+    x = torch.randn(6, 3, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    P0 = {k: v.detach().clone() for k, v in m.named_parameters()}
+    f_lin = kernels.linearise(m, P0)
+    g = torch.Generator().manual_seed(3)
+    d = {k: torch.randn(v.shape, generator=g, dtype=v.dtype) for k, v in P0.items()}
+    torch.testing.assert_close(f_lin(P0, x), m(x))
+
+    def err(eps):
+        th = {k: P0[k] + eps * d[k] for k in P0}
+        return float((torch.func.functional_call(m, th, (x,)) - f_lin(th, x)).norm())
+
+    ratios = [err(e) / err(e / 2) for e in (1e-2, 5e-3)]
+    assert ratios == pytest.approx([4, 4], rel=0.05)  # remainder O(ε²): halving ε quarters it
+    # gradients flow through θ, so the linearised model can be trained
+    th = {k: v.clone().requires_grad_(True) for k, v in P0.items()}
+    f_lin(th, x).sum().backward()
+    assert all(v.grad is not None and torch.isfinite(v.grad).all() for v in th.values())
+
+
+# ----------------------------------------------------------------------------- clocks
+def sigmoid_history(mid, width=20.0, lo=0.2, hi=0.9, n=2001):
+    steps = np.arange(n) * 5
+    return steps, lo + (hi - lo) / (1 + np.exp(-(steps - mid) / width))
+
+
+@pytest.mark.parametrize("mid", [1500, 4000, 7000])
+def test_crossing_step_finds_a_sigmoid_s_midpoint(mid):
+    from companion.measures import clocks
+
+    steps, v = sigmoid_history(mid)
+    t = clocks.crossing_step(steps, v, t_tr=500)
+    # from v(500) ≈ 0.2 to the max ≈ 0.9: halfway is the midpoint, on the 5-step grid
+    assert isinstance(t, int) and mid <= t <= mid + 5
+    # a falling diagnostic: the extremum is the min
+    t_down = clocks.crossing_step(steps, 1 - v, t_tr=500)
+    assert t_down == t
+    # ¼ and ¾ of the way: the sigmoid's logit ∓ ln 3 (value within one grid step)
+    for f in (0.25, 0.75):
+        t_f = clocks.crossing_step(steps, v, t_tr=500, fraction=f)
+        assert abs(t_f - (mid + 20 * math.log(f / (1 - f)))) <= 6
+
+
+def test_crossing_step_is_not_observed_for_a_flat_curve_or_a_missing_t_tr():
+    from companion.events import NOT_OBSERVED
+    from companion.measures import clocks
+
+    steps = np.arange(100) * 10
+    flat = np.full(100, 3.0) + 1e-6 * np.sin(np.arange(100))  # moves by 3e-7 of its size: "never"
+    assert clocks.crossing_step(steps, flat, t_tr=200) is NOT_OBSERVED
+    assert clocks.crossing_step(steps, np.zeros(100), t_tr=200) is NOT_OBSERVED
+    _, v = sigmoid_history(300, n=100)
+    assert clocks.crossing_step(steps, v, t_tr=NOT_OBSERVED) is NOT_OBSERVED
+    assert clocks.crossing_step(steps, v, t_tr=5000) is NOT_OBSERVED
+    # the value at t_tr counts from the first logged step at or after t_tr
+    assert clocks.crossing_step(steps, v, t_tr=195) == clocks.crossing_step(steps, v, t_tr=200)
+
+
+def forecast_ratios(lam, eps, eta=0.01):
+    """(Δt̂/Δt from :func:`clocks.forecast_delay` on sampled theory curves, the same ratio from
+    companion.theory.linear_estimators alone): the exact losses (Eq. 8) at the exact t_tr, and the
+    test loss's log-decay rate from Eq. 20, −d ln L_gen/dt = 4η L_tr/L_gen."""
+    from companion.measures import clocks
+    from companion.theory import linear_estimators as le
+
+    t_tr, t_gen, dt = le.grok_times(lam, eps, le.grok_threshold_erf2(), eta)
+    ltr, lgen = (v[0] for v in le.losses(np.array([t_tr]), lam, eta))
+    ratio_ref = math.log(lgen / ltr) / (4 * eta * ltr / lgen) / dt
+    steps = np.linspace(0.5 * t_tr, 1.2 * t_tr, 1401)
+    L_tr, L_gen = le.losses(steps, lam, eta)
+    return clocks.forecast_delay(steps, L_tr, L_gen, t_tr, window=0.01) / dt, ratio_ref
+
+
+@pytest.mark.parametrize("lam,eps", [(0.5, 1e-3), (0.9, 1e-3)])
+def test_forecast_delay_matches_the_exact_linear_theory(lam, eps):
+    ratio, ratio_ref = forecast_ratios(lam, eps)
+    assert ratio == pytest.approx(ratio_ref, rel=5e-3)
+    assert ratio <= 1  # the linear model's log-decay only slows down
+
+
+def test_forecast_ratio_tends_to_one_as_the_threshold_loss_shrinks():
+    """Eq. 10: late on L_gen/L_tr → (1 − √λ)⁻² and r → 4η(1 − √λ)², so Δt̂ and Δt both tend to Eq. 11 as
+    ε → 0 (slowly: Eq. 25's correction is O(1/ln(1/ε))); the forecast ratio rises towards 1."""
+    (r3, _), (r6, ref6) = forecast_ratios(0.9, 1e-3), forecast_ratios(0.9, 1e-6)
+    assert r6 == pytest.approx(ref6, rel=5e-3)
+    assert r3 < r6 <= 1
+
+
+def test_forecast_delay_edge_cases():
+    from companion.events import NOT_OBSERVED
+    from companion.measures import clocks
+
+    steps = np.arange(1, 101, dtype=float)
+    tr = np.exp(-0.1 * steps)
+    te = 5 * np.exp(-0.05 * steps)  # ln 5 above, decaying at 0.05: Δt̂ = ln 5/0.05 exactly
+    assert clocks.forecast_delay(steps, tr, te, 20) == pytest.approx(math.log(5 * math.exp(-1) / math.exp(-2)) / 0.05)
+    assert clocks.forecast_delay(steps, tr, 2 - np.exp(-0.05 * steps), 20) == math.inf  # test loss rising
+    assert clocks.forecast_delay(steps, tr, tr / 2, 20) == 0.0
+    assert clocks.forecast_delay(steps, tr, te, NOT_OBSERVED) is NOT_OBSERVED
+
+
+def test_threshold_elasticity_of_known_approaches():
+    from companion.events import NOT_OBSERVED
+    from companion.measures import clocks
+
+    steps = np.arange(0, 200001)
+    t_tr, tau = 1000, 1000.0
+    for k in (1.0, 2.0):  # 1 − A = ((t − t_tr)/τ)^(−k): Δt(θ) = τ(1 − θ)^(−1/k), elasticity −1/k
+        acc = np.clip(1 - (np.maximum(steps - t_tr, 1e-9) / tau) ** -k, 0, 1)
+        assert clocks.threshold_elasticity(steps, acc, t_tr) == pytest.approx(-1 / k, rel=2e-3)
+    jump = (steps >= 5000).astype(float)  # every threshold crossed at once
+    assert clocks.threshold_elasticity(steps, jump, t_tr) == pytest.approx(0.0, abs=1e-12)
+    assert clocks.threshold_elasticity(steps, 0.5 * jump, t_tr) is NOT_OBSERVED
+    assert math.isnan(clocks.threshold_elasticity(steps, jump, 6000))
+
+
+def test_threshold_elasticity_on_the_linear_theory_matches_its_root_finder():
+    """The linear model's test accuracy A = erf(√(ε/2L_gen)) on integer steps, against the theory
+    module's own bisection for the step at which A reaches each threshold."""
+    from companion.measures import clocks
+    from companion.theory import linear_estimators as le
+
+    lam, eps, eta, ths = 0.5, 1e-3, 0.01, (0.85, 0.9, 0.95)
+    t_tr = le.grok_times(lam, eps, le.grok_threshold_erf2(), eta)[0]
+    t_gen = [le.grok_times(lam, eps, th, eta)[1] for th in ths]
+    ref = np.polyfit(np.log(1 - np.array(ths)), np.log(np.array(t_gen) - t_tr), 1)[0]
+    steps = np.arange(int(t_tr), int(1.5 * max(t_gen)))
+    acc = le.accuracy(le.losses(steps, lam, eta)[1], eps)
+    e = clocks.threshold_elasticity(steps, acc, t_tr)
+    assert e == pytest.approx(ref, abs=0.01)
+    assert e < 0
+
+
+# ----------------------------------------------------------------------------- embedding measures
+def brute_med_invariant(W, p):
+    """min over c of MED (companion's med) of the rows relabelled a → c·a mod p, over the RMS row norm,
+    with an explicit loop over rows."""
+    from companion.measures.embedding import med
+
+    best = math.inf
+    for c in range(1, p):
+        R = torch.stack([W[(c * a) % p] for a in range(p)])
+        rms = math.sqrt(sum(float(R[a].double().norm()) ** 2 for a in range(p)) / p)
+        best = min(best, med(R, p) / rms)
+    return best
+
+
+def test_med_variants_on_a_pure_fourier_embedding():
+    """φ(a) = s(cos 2πka/p, sin 2πka/p, 0…): ‖φ(a+1) − φ(a)‖ = 2s sin(πk/p), RMS row norm s, so the
+    normalised MED is 2 sin(πk/p) and the invariant one 2 sin(π/p) (c = k⁻¹ mod p makes kc ≡ 1)."""
+    from companion.measures.embedding import med, med_invariant, med_normalised
+
+    p, s = 13, 3.7
+    a = torch.arange(p, dtype=torch.float64)
+    for k in (1, 4, 6):
+        W = torch.zeros(p + 1, 8, dtype=torch.float64)
+        W[:p, 2] = s * torch.cos(2 * math.pi * k * a / p)
+        W[:p, 5] = s * torch.sin(2 * math.pi * k * a / p)
+        W[p] = 50.0  # the "=" token: not part of any MED
+        assert med(W, p) == pytest.approx(2 * s * math.sin(math.pi * k / p), rel=1e-12)
+        assert med_normalised(W, p) == pytest.approx(2 * math.sin(math.pi * k / p), rel=1e-12)
+        assert med_invariant(W, p) == pytest.approx(2 * math.sin(math.pi / p), rel=1e-12)
+
+
+def test_med_invariant_is_invariant_under_unit_relabelling_and_scale_and_matches_brute_force():
+    from companion.measures.embedding import med_invariant, med_normalised
+
+    p = 11
+    W = torch.randn(p + 1, 6, generator=torch.Generator().manual_seed(0))
+    base = med_invariant(W, p)
+    assert base == pytest.approx(brute_med_invariant(W, p), rel=1e-6)
+    for c in (2, 3, 7, 10):
+        perm = torch.tensor([(c * i) % p for i in range(p)] + [p])
+        assert med_invariant(W[perm], p) == pytest.approx(base, rel=1e-9)
+    assert med_invariant(4.5 * W, p) == pytest.approx(base, rel=1e-6)  # W is float32
+    assert med_normalised(0.01 * W, p) == pytest.approx(med_normalised(W, p), rel=1e-6)
+    assert med_invariant(W, p) <= med_normalised(W, p)
+    # with an offset, both operand blocks are relabelled by the same c
+    W2 = torch.randn(2 * p + 1, 6, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    perm2 = torch.tensor([(3 * i) % p for i in range(p)] + [p + (3 * i) % p for i in range(p)] + [2 * p])
+    assert med_invariant(W2[perm2], p, offset=p) == pytest.approx(med_invariant(W2, p, offset=p), rel=1e-9)
+    assert med_invariant(W2, p, offset=p) <= med_normalised(W2, p, offset=p)
+
+
+def test_param_norm_sq_is_the_weight_norm_squared():
+    from companion.measures.embedding import param_norm_sq
+
+    m = tiny_mlp()
+    ref = sum(float((q.detach() ** 2).sum()) for q in m.parameters())
+    assert param_norm_sq(m) == pytest.approx(ref, rel=1e-12)

@@ -7,7 +7,11 @@ cancels in differences).
 
 * :func:`med` — Main Embedding Diff (Def. 4.2): (1/p) Σ_i ‖φ(i+1) − φ(i)‖₂, cyclic (φ(p) := φ(0));
   ``scale="sum"`` drops the 1/p as in Fig. 5's caption and App. D ("MED ≈ 60–80").
-* :func:`weight_norm_sq` — the weight-decay term W(θ) = Σ ‖θ‖² of Lemma 3.4 / Thm 3.8.
+* :func:`med_normalised` — MED divided by the embedding's RMS row norm (scale-free), and
+  :func:`med_invariant` — its minimum over the relabellings a → c·a mod p (issue 17: raw MED mostly
+  reflects which Fourier frequency an embedding uses; a pure frequency-k embedding has normalised
+  MED 2 sin(πk/p), its invariant MED is 2 sin(π/p) for every k).
+* :func:`weight_norm_sq` (alias :func:`param_norm_sq`) — the weight-decay term W(θ) = Σ ‖θ‖² of Lemma 3.4 / Thm 3.8.
 * :func:`fourier_energy`, :func:`gini`, :func:`fourier_gini`, :func:`topk_fraction` —
   Fourier sparsity of the embedding (Nanda et al. §5).
 * :func:`restricted_excluded_loss` — Nanda et al.'s restricted and excluded losses (§5.1).
@@ -42,9 +46,39 @@ def med(W_E: torch.Tensor, p: int, offset: int = 0, scale: str = "mean") -> floa
     return m * p if scale == "sum" else m
 
 
+def _blocks(W_E: torch.Tensor, p: int, offset: int) -> list[torch.Tensor]:
+    """The p-row token blocks MED is taken over (first operand; with an offset, also the second), float64."""
+    W = W_E.detach().double()
+    return [W[s:s + p] for s in ((0,) if offset == 0 else (0, offset))]
+
+
+def _normalised_step_med(blocks: list[torch.Tensor], c: int) -> float:
+    """Mean over blocks of (1/p) Σ_a ‖φ(c(a+1)) − φ(ca)‖ / √((1/p) Σ_a ‖φ(a)‖²): MED of the
+    embedding relabelled by a → c·a mod p (which is (1/p) Σ_b ‖φ(b + c) − φ(b)‖), over its RMS row norm."""
+    vals = [float((phi.roll(-c, 0) - phi).norm(dim=1).mean() / phi.pow(2).sum(1).mean().sqrt()) for phi in blocks]
+    return sum(vals) / len(vals)
+
+
+def med_normalised(W_E: torch.Tensor, p: int, offset: int = 0) -> float:
+    """Def. 4.2's MED of each token block divided by that block's RMS row norm √((1/p) Σ_i ‖φ(i)‖²),
+    averaged over the blocks as :func:`med` does: invariant to rescaling the embedding."""
+    return _normalised_step_med(_blocks(W_E, p, offset), 1)
+
+
+def med_invariant(W_E: torch.Tensor, p: int, offset: int = 0) -> float:
+    """min over units c of Z_p (c ∈ 1…p−1 with gcd(c, p) = 1: all of them for a prime p) of
+    :func:`med_normalised` after relabelling the rows a → c·a mod p (the same c in every block):
+    a relabelling by a unit only permutes the c's, so this is invariant under it."""
+    blocks = _blocks(W_E, p, offset)
+    return min(_normalised_step_med(blocks, c) for c in range(1, p) if math.gcd(c, p) == 1)
+
+
 def weight_norm_sq(model: torch.nn.Module) -> float:
     """W(θ) = Σ_θ ‖θ‖² over all parameters (the term weight decay shrinks; Thm 3.8)."""
     return float(sum((q.detach().double() ** 2).sum() for q in model.parameters()))
+
+
+param_norm_sq = weight_norm_sq  # issue 17's name for the same Σ‖θ‖²
 
 
 @functools.lru_cache(maxsize=32)
