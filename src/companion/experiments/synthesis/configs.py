@@ -92,12 +92,13 @@ PAPER = {
                       train=TrainConfig(steps=300_000, lr=0.01, n_evals=40, **GD)),
 }
 
-_CPU_T = dict(p=47, train_frac=0.4)
+_CPU_T = dict(p=47, train_frac=0.5, width=64, diagnostics=Diagnostics(per_class=2))
 CPU = {
-    # the grokking chapter's cpu run (p = 47, 40% of pairs, lr 3e-3) at d_model 64
-    "transformer": replace(PAPER["transformer"], **_CPU_T, width=64,
-                           train=replace(PAPER["transformer"].train, steps=3000, lr=3e-3)),
-    "gu": replace(PAPER["gu"], **_CPU_T, width=64, train=replace(PAPER["gu"].train, steps=3000, lr=3e-3)),
+    # p = 47 as the grokking chapter's cpu run, at d_model 64 and 50% of the pairs: test accuracy reaches
+    # 0.9 about 1300 steps in (a 40% split needs 2000), and the NTK probe holds two points per class
+    "transformer": replace(PAPER["transformer"], **_CPU_T,
+                           train=replace(PAPER["transformer"].train, steps=2000, lr=3e-3)),
+    "gu": replace(PAPER["gu"], **_CPU_T, train=replace(PAPER["gu"].train, steps=2000, lr=3e-3)),
     # the linear-estimators chapter's cpu Fig. 8 shape (p = 24, d_h = 100, 800 steps)
     "quadratic": replace(PAPER["quadratic"], p=24, width=100, train=replace(PAPER["quadratic"].train, steps=800)),
     # the GrokTransfer chapter's cpu targets: (32, 128), its working (init, lr, wd), 1500 epochs
