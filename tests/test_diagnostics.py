@@ -383,3 +383,79 @@ def test_param_norm_sq_is_the_weight_norm_squared():
     m = tiny_mlp()
     ref = sum(float((q.detach() ** 2).sum()) for q in m.parameters())
     assert param_norm_sq(m) == pytest.approx(ref, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- transfer probe
+def test_transfer_probe_ranks_a_grokked_embedding_above_a_random_one():
+    """p = 23: a table-embedding FNN (d = 8, width 64, AdamW lr 1e-2, wd 1) trained 1200 steps on 60%
+    of a + b mod 23 first fits the training set, then its test accuracy rises (grokking); a probe
+    target initialised from its embedding learns the task in 100 steps far better than one
+    initialised from a random embedding of the same shape, as does the pure Fourier embedding."""
+    from companion.data.embeddings import Pairs
+    from companion.data.modular import modular_arithmetic
+    from companion.measures.transfer import transfer_probe
+    from companion.models import fnn
+    from companion.train.groktransfer import train_ensemble
+
+    p = 23
+    spec = fnn.FNNSpec("table", p, 8, (64,), p)
+    h = train_ensemble(fnn.init_params(spec, [1.0], 0), spec, Pairs(modular_arithmetic(p, "add", 0.6, 0)),
+                       1e-2, 1.0, 1200, 100)
+    assert h["test_acc"][0, 3] < 0.1 < 0.5 < h["test_acc"][0, -1]  # late generalisation
+    grokked = h["params"]["E"][0]
+    random = torch.randn(p, 8, generator=torch.Generator().manual_seed(5))
+    a = torch.arange(p, dtype=torch.float64)
+    fourier = torch.stack([torch.cos(2 * math.pi * a / p), torch.sin(2 * math.pi * a / p)], 1)
+    kw = dict(steps=100, n_seeds=3, train_frac=0.5)
+    acc_g, acc_r, acc_f = (transfer_probe(E, p, **kw) for E in (grokked, random, fourier))
+    assert acc_g > acc_r + 0.3 and acc_f > acc_r + 0.3
+    assert transfer_probe(3 * grokked, p, **kw) == pytest.approx(acc_g, abs=1e-6)  # deterministic, scale-free
+
+
+def test_clocks_take_float32_tensors_and_keep_their_dtype_at_thresholds():
+    from companion.measures import clocks
+
+    steps = torch.arange(10)
+    acc = torch.tensor([0, 0, 0, 0.5, 0.85, 0.85, 0.9, 0.9, 0.95, 0.95], dtype=torch.float32)
+    # float32(0.9) < 0.9: compared in float64 the 0.9 threshold would be missed
+    assert clocks.threshold_elasticity(steps, acc, 2) == pytest.approx(
+        np.polyfit(np.log([0.15, 0.1, 0.05]), np.log([2.0, 4.0, 6.0]), 1)[0])
+    assert clocks.crossing_step(steps, acc, 2) == 3  # halfway from 0 to 0.95
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_diagnostics_run_on_cuda():
+    from companion.measures import clocks
+    from companion.measures.embedding import med_invariant, med_normalised
+
+    m = tiny_mlp()
+    x = torch.randn(9, 3, dtype=torch.float64)
+    K_cpu = kernels.module_ntk(m, x, chunk=4)
+    K = kernels.module_ntk(m.cuda(), x.cuda(), chunk=4)
+    torch.testing.assert_close(K.cpu(), K_cpu)
+    y = torch.tensor([0, 1, 2] * 3)
+    assert kernels.centred_alignment(K, y.cuda()) == pytest.approx(kernels.centred_alignment(K_cpu, y))
+    P = {k: v.detach() for k, v in m.named_parameters()}
+    torch.testing.assert_close(kernels.linearise(m)(P, x.cuda()), m(x.cuda()))
+    W = torch.randn(12, 4)
+    assert med_invariant(W.cuda(), 11) == pytest.approx(med_invariant(W, 11))
+    assert med_normalised(W.cuda().float(), 11) == pytest.approx(med_normalised(W, 11))
+    s = torch.arange(100, device="cuda")
+    assert clocks.crossing_step(s, torch.sigmoid((s - 50.0) / 3), 10) == 50
+
+
+def test_module_ntk_of_a_functional_fnn_member_equals_the_groktransfer_pntk():
+    """Another route: companion.measures.pntk (autograd Jacobian of the flattened parameters) on one
+    member of a GrokTransfer FNN ensemble, wrapped as a module."""
+    from companion.measures import pntk
+    from companion.models import fnn
+
+    spec = fnn.FNNSpec("table", 7, 4, (8,), 7)
+    P = {k: v[1:2].detach().double() for k, v in fnn.init_params(spec, [1.0, 0.5], seed=0).items()}
+
+    def one(params, x):
+        return fnn.forward(params, spec, x)[0]
+
+    x = torch.tensor([[a, b] for a in range(7) for b in range(7)])[::4]
+    K = kernels.module_ntk(kernels.FunctionalModel(one, P), x, chunk=5)
+    torch.testing.assert_close(K, pntk.pntk(one, P, x))

@@ -27,11 +27,20 @@ from companion.events import NOT_OBSERVED, first_crossing, observed
 MOVE_RTOL = 1e-3
 
 
+def _np(x) -> np.ndarray:
+    """A history as a numpy array in its own float dtype (so that a float32 accuracy is compared with
+    float32(threshold), as :func:`companion.events.first_crossing` does); torch tensors on any device too."""
+    if hasattr(x, "detach"):
+        x = x.detach().cpu().numpy()
+    x = np.asarray(x)
+    return x if np.issubdtype(x.dtype, np.floating) else x.astype(float)
+
+
 def _from(steps, t_tr) -> int | None:
     """Index of the first logged step ≥ t_tr, None if there is none (or t_tr was not observed)."""
     if not observed(t_tr):
         return None
-    i = int(np.searchsorted(np.asarray(steps, float), float(t_tr), side="left"))
+    i = int(np.searchsorted(_np(steps), float(t_tr), side="left"))
     return i if i < len(steps) else None
 
 
@@ -49,8 +58,8 @@ def crossing_step(steps, values, t_tr, fraction: float = 0.5, rtol: float = MOVE
     i0 = _from(steps, t_tr)
     if i0 is None:
         return NOT_OBSERVED
-    s = np.asarray(steps)[i0:]
-    v = np.asarray(values, float)[i0:]
+    s = _np(steps)[i0:]
+    v = _np(values)[i0:]
     v0 = v[0]
     if not np.isfinite(v0) or not np.isfinite(v).any():
         return NOT_OBSERVED
@@ -66,7 +75,7 @@ def crossing_step(steps, values, t_tr, fraction: float = 0.5, rtol: float = MOVE
 
 def _log_at(steps, values, t: float) -> float:
     """ln(value) at step t, interpolated linearly in ln between logged steps."""
-    return float(np.interp(t, np.asarray(steps, float), np.log(np.asarray(values, float))))
+    return float(np.interp(t, _np(steps), np.log(_np(values))))
 
 
 def decay_rate(steps, loss, t_tr, window: float = 0.1, min_points: int = 3) -> float:
@@ -77,8 +86,8 @@ def decay_rate(steps, loss, t_tr, window: float = 0.1, min_points: int = 3) -> f
     i0 = _from(steps, t_tr)
     if i0 is None:
         return math.nan
-    s = np.asarray(steps, float)[i0:]
-    y = np.log(np.asarray(loss, float)[i0:])
+    s = _np(steps)[i0:]
+    y = np.log(_np(loss)[i0:])
     n = max(int(np.sum(s <= (1 + window) * float(t_tr))), min_points)
     s, y = s[:n], y[:n]
     ok = np.isfinite(y)
@@ -116,8 +125,9 @@ def threshold_elasticity(steps, test_acc, t_tr, thresholds=(0.85, 0.9, 0.95)):
     The papers define no such number (Levi et al. only note that the delay depends on the
     threshold, Fig. 1 right); this one is scale-free and reads the shape of the approach to 1:
     a jump of the test accuracy crosses every threshold at once (e = 0), an algebraic approach
-    1 − A ∝ (t − t_tr)^(−k) gives e = −1/k, and the linear model's exponential approach gives a
-    slope that grows with the threshold. Usually e ≤ 0 (a stricter threshold, a longer delay).
+    1 − A ∝ (t − t_tr)^(−k) gives e = −1/k; in the linear model the loss decays exponentially and
+    A = erf(√(ε/2L)) (Eq. 9), so Δt grows only logarithmically in 1/(1 − θ) and |e| shrinks as the
+    threshold tightens. Usually e ≤ 0 (a stricter threshold, a longer delay).
     :data:`NOT_OBSERVED` if t_tr or any crossing is not observed; NaN if some Δt ≤ 0 (the test
     accuracy crossed before t_tr: no delay to stretch).
     """
@@ -126,7 +136,7 @@ def threshold_elasticity(steps, test_acc, t_tr, thresholds=(0.85, 0.9, 0.95)):
     th = np.asarray(thresholds, float)
     if len(th) < 2:
         raise ValueError("the elasticity needs at least two thresholds")
-    cross = [first_crossing(steps, test_acc, float(t)) for t in th]
+    cross = [first_crossing(_np(steps), _np(test_acc), float(t)) for t in th]
     if not all(observed(c) for c in cross):
         return NOT_OBSERVED
     dt = np.asarray(cross, float) - float(t_tr)
