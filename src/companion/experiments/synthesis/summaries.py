@@ -58,7 +58,9 @@ def run_clocks(hist: dict, setting: str, seed: int, intervention: bool = False) 
     crossing = {(d, f): crossing_step(s, hist[d], t_tr, f) for d in CLOCK_DIAGNOSTICS if d in hist for f in FRACTIONS}
     fc = forecast_delay(s, hist["train_loss"], hist["test_loss"], t_tr)
     delay = t_test - t_tr if observed(t_tr) and observed(t_test) else NOT_OBSERVED
-    ratio = fc / delay if observed(fc) and observed(delay) and delay > 0 and np.isfinite(fc) else NOT_OBSERVED
+    # Δt̂ = inf: the test loss is not decaying at t_tr, so its trend never reaches the training level: the
+    # ratio is inf (> 1, a dynamical transition) whenever a delay was measured
+    ratio = fc / delay if observed(fc) and observed(delay) and delay > 0 and not np.isnan(fc) else NOT_OBSERVED
     return RunClocks(setting, seed, intervention, t_tr, t_test, crossing, fc, delay, ratio,
                      threshold_elasticity(s, hist["test_acc"], t_tr), _rising(s, hist["test_loss"], t_tr))
 
