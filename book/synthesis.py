@@ -155,6 +155,9 @@ Markdown(ex.criteria_table(pooled))
 # %% tags=["remove-input"]
 display(Markdown(ex.control_summary(clocks)))
 
+# %% tags=["remove-input"]
+display(Markdown(ex.findings(clocks, pooled)))
+
 # %% [markdown]
 # ## The verdict table
 #

@@ -122,3 +122,16 @@ def test_smoke_runs_have_every_diagnostic_at_every_step(tmp_path, monkeypatch):
         assert {"kernel_distance", "alignment", "med_invariant", "param_sq"} <= set(h)
         assert all(len(h[k]) == n for k in ex.DIAGNOSTICS)
         assert h["kernel_distance"][0] == pytest.approx(0.0, abs=1e-6)  # K₀ against itself
+
+
+def test_forecast_ratio_is_infinite_when_the_test_loss_rises_at_t_tr_and_findings_count_it():
+    """Levi et al.'s forecast needs a decaying test loss at t_tr; a rising one (memorisation) gives
+    Δt̂ = inf, a ratio above 1: a dynamical transition, not a missing value."""
+    h = _hist(1000)
+    s = h["step"]
+    h["test_loss"] = np.where(s < 300, 1 + s / 100, 1e-3 + 4 * np.exp(-(s - 300) / 500))
+    c = ex.run_clocks(h, "transformer", 0)
+    assert c.forecast == np.inf and c.forecast_ratio == np.inf and c.test_loss_rising
+    pooled = [ex.criteria([c], "kernel_distance")]
+    text = ex.findings([c], pooled)
+    assert "Of the 1 grokking runs" in text and "1 show a dynamical transition" in text

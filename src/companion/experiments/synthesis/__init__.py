@@ -46,6 +46,7 @@ from companion.experiments.synthesis.tables import (  # noqa: F401
     control_summary,
     criteria_table,
     departure_pairs,
+    findings,
     predictions_table,
     profile_settings,
     settings_table,

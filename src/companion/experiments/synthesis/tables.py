@@ -78,3 +78,23 @@ def control_summary(clocks: list, name: str = "linear") -> str:
     out += (f"Crossing there all the same: **{', '.join(crossed)}** — in this book's runs such a diagnostic "
             f"measures time, not mechanism." if crossed else "No diagnostic crosses there.")
     return out
+
+
+def findings(clocks: list, pooled: list, control: str = "linear") -> str:
+    """Statistical or dynamical, in numbers: how many runs outside the control have a forecast
+    ratio above 1 (or a test loss rising at t_tr), the control's ratios, and each diagnostic's
+    median lead over the test clock as a factor."""
+    others = [c for c in clocks if c.setting != control and not c.intervention and observed(c.t_test)]
+    dyn = [c for c in others if (observed(c.forecast_ratio) and c.forecast_ratio > 1) or c.test_loss_rising]
+    rising = sum(c.test_loss_rising for c in others)
+    lin = [c for c in clocks if c.setting == control]
+    out = [f"**Statistical or dynamical?** Of the {len(others)} grokking runs outside the linear control, "
+           f"{len(dyn)} show a dynamical transition by Levi et al.'s own yardstick — a forecast ratio Δt̂/Δt "
+           f"above 1 (infinite where the test loss is not decaying at t_tr), or a test loss rising at t_tr "
+           f"({rising} of them). "
+           f"In the linear control the ratio is {', '.join(_f(c.forecast_ratio) for c in lin)}."]
+    leads = [f"{c.diagnostic} at {10 ** c.lead_median:.2f}× t_test" for c in pooled if observed(c.lead_median)]
+    if leads:
+        out.append("**Which clock moves first?** Median crossing (½ of the way) over the grokking runs: "
+                   + "; ".join(leads) + ".")
+    return "\n\n".join(out)
