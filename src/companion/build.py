@@ -51,7 +51,7 @@ from companion.report import figure_thumbnails, report_markdown
 
 #: each chapter's budget at the cpu profile on 2 cores (the whole book: under 30 minutes)
 CPU_BUDGET_MINUTES = {"grokking": 3, "linear_estimators": 4, "progress_measures": 8, "lazy_rich": 6,
-                      "groktransfer": 7}
+                      "groktransfer": 7, "synthesis": 8}
 #: default wall-clock limit per chapter: this multiple of its cpu budget (smoke: of one minute);
 #: none at the paper profile (hours on a GPU are expected there)
 CHAPTER_TIMEOUT_FACTOR = 4

@@ -22,6 +22,7 @@ CHAPTERS = {
     "progress_measures": "companion.experiments.progress_measures",
     "lazy_rich": "companion.experiments.lazy_rich",
     "groktransfer": "companion.experiments.groktransfer",
+    "synthesis": "companion.experiments.synthesis",
 }
 
 

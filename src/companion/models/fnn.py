@@ -137,3 +137,22 @@ def loss_and_acc(out: torch.Tensor, y: torch.Tensor, loss: str, with_acc: bool =
     else:
         one_of("loss", loss, LOSSES)
     return lo, acc
+
+
+class FNNModule(torch.nn.Module):
+    """One member of :func:`init_params`'s stack as an ``nn.Module`` (for per-model measures and
+    :func:`companion.train.train_batched`): ``forward`` is :func:`forward` on that member alone.
+    A low-rank embedding's left factor ``A`` stays a parameter, as in GrokTransfer's targets."""
+
+    def __init__(self, spec: FNNSpec, P: dict, k: int = 0):
+        super().__init__()
+        self.spec = spec
+        self.P = torch.nn.ParameterDict({n: torch.nn.Parameter(v[k].detach().clone()) for n, v in P.items()})
+
+    @property
+    def W_E(self) -> torch.Tensor:
+        """The (V, d) embedding table (A·B for the low-rank kinds)."""
+        return embedding_matrix({n: v[None] for n, v in self.P.items()})[0]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return forward({n: v[None] for n, v in self.P.items()}, self.spec, x)[0]

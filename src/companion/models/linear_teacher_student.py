@@ -20,3 +20,15 @@ def two_layer(W0: torch.Tensor, W1: torch.Tensor, x: torch.Tensor, is_tanh: torc
     (N, d_in); member b applies tanh to its hidden layer where ``is_tanh[b]``."""
     h = x @ W0
     return torch.where(is_tanh, torch.tanh(h), h) @ W1
+
+
+class LinearStudent(torch.nn.Module):
+    """The one-layer student ``ŷ = Sᵀx`` (Levi et al. §2) as an ``nn.Module``, from a drawn
+    initial student ``S₀`` (d_in, d_out) (:func:`companion.data.teacher_student.linear_teacher_student`)."""
+
+    def __init__(self, S0: torch.Tensor):
+        super().__init__()
+        self.S = torch.nn.Parameter(S0.detach().clone())  # (d_in, d_out)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x @ self.S

@@ -1,0 +1,61 @@
+"""Synthesis: the four papers' explanations of grokking, each tested on every paper's runs (issue 17).
+
+* :mod:`.configs` — the settings (one per paper's model family) and their profiles;
+* :mod:`.settings` — each setting's modules and data, one module per seed;
+* :mod:`.experiments` — the cached runs, with every diagnostic recorded at the same steps;
+* :mod:`.predictions` — what each explanation predicts, fixed before any run;
+* :mod:`.summaries` — the four clocks, Levi et al.'s forecast ratio, the pooled criteria.
+"""
+
+from __future__ import annotations
+
+from companion.experiments.synthesis.configs import (  # noqa: F401  (the chapter's names)
+    CLOCK_SETTINGS,
+    INTERVENTIONS,
+    NOT_STATED,
+    PAPER,
+    PAPER_OF,
+    PROFILES,
+    Diagnostics,
+    Setting,
+)
+from companion.experiments.synthesis.experiments import (  # noqa: F401
+    DIAGNOSTICS,
+    all_clock_runs,
+    clock_runs,
+    diagnostics,
+    setting,
+)
+from companion.experiments.synthesis.predictions import BAND, CRITERIA, EXPLAINS, PREDICTIONS  # noqa: F401
+from companion.experiments.synthesis.summaries import (  # noqa: F401
+    CLOCK_DIAGNOSTICS,
+    FRACTIONS,
+    THRESHOLD,
+    Criteria,
+    RunClocks,
+    all_clocks,
+    clocks_table,
+    criteria,
+    figure_points,
+    has,
+    per_seed,
+    run_clocks,
+    transfer_ratio,
+)
+from companion.experiments.synthesis.tables import (  # noqa: F401
+    control_summary,
+    criteria_table,
+    departure_pairs,
+    findings,
+    predictions_table,
+    profile_settings,
+    settings_table,
+)
+
+TITLE = "Synthesis: four explanations, every paper's runs"
+#: no paper item of its own: its claims are hypotheses (kind "hypothesis"), reported apart
+PAPER_ITEMS: tuple = ()
+
+
+def run_all(profile: str, device: str, seed: int = 0) -> None:
+    all_clock_runs(profile, device, CLOCK_SETTINGS, seed)

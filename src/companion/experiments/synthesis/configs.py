@@ -1,0 +1,140 @@
+"""The synthesis chapter's settings: each paper's grokking run, at one shape, with the diagnostics
+every explanation reads off it.
+
+A :class:`Setting` names its model family (``kind``) and the paper whose run it is; the paper
+profile holds that paper's values, and the reduced profiles are ``replace(...)`` of them, one line
+per departure. Every setting trains ``n_seeds`` seeds as one batched tensor program.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from companion.experiments.groktransfer.common import WeakModel
+from companion.experiments.groktransfer.modular import WEAK_ADD, WEAK_ADD_CPU, WEAK_ADD_SMOKE
+from companion.profiles import unstated
+from companion.settings import one_of
+from companion.train import TrainConfig
+
+#: model families (:mod:`.settings` builds each one's models and data)
+KINDS = ("transformer", "gu", "quadratic", "fnn_scratch", "fnn_transfer", "linear")
+#: whose run each family is
+PAPER_OF = {"transformer": "Nanda et al. 2023", "gu": "Gu et al.",
+            "quadratic": "Levi et al. App. G / Kumar et al. App. 8.3",
+            "fnn_scratch": "Xu et al.", "fnn_transfer": "Xu et al.", "linear": "Levi et al."}
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """What is read off each run at its evaluation steps (issue 17; none of it is in the papers)."""
+
+    per_class: int = unstated(3)  # probe points per class of the empirical NTK (the unbiased alignment pairs
+    # points of one class, so each class needs at least two)
+    min_probe: int = unstated(64)  # at least this many probe points (the linear task has two "classes")
+    ntk_output: str = unstated("sum")  # the NTK of Σ_c f_c/√k (the pNTK; companion.measures.kernels)
+    probe_seed: int = unstated(12_345)  # the probe's draw (plus the run's seed)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One grokking run of one paper, at one shape (defaults: Nanda et al. 2023 App. A).
+
+    ``width`` is the family's one size: d_model (transformers), d_h (quadratic MLP), the hidden
+    width (FNN; embedding width ``d_embed``), d_in (linear teacher–student). ``alpha`` is Kumar et
+    al.'s output scale (the quadratic MLP) or GrokTransfer's init scale (the FNN)."""
+
+    kind: str = "transformer"  # one of KINDS
+    p: int = 113  # modulus (linear: unused)
+    train_frac: float = 0.3  # fraction of the p² pairs for training (linear: 1/λ = N_tr/d_in)
+    width: int = 128  # the family's size (class docstring)
+    d_embed: int = 128  # FNN embedding width d_T (others: unused)
+    alpha: float = 1.0  # output scale (quadratic) or init scale (FNN)
+    acc_eps: float = 1e-3  # linear: Levi et al.'s accuracy threshold ε on the squared error
+    n_test: int = 2000  # linear: fresh test samples
+    train: TrainConfig = field(default_factory=lambda: TrainConfig(steps=50_000, n_evals=40))
+    diagnostics: Diagnostics = Diagnostics()
+    weak: WeakModel | None = None  # fnn_transfer: the weak model whose embedding is transferred (seed i to seed i)
+    n_seeds: int = unstated(3)  # seeds trained as one batch
+    seed: int = unstated(0)  # first seed (data split and initialisation)
+
+    def __post_init__(self):
+        one_of("setting kind", self.kind, KINDS)
+        if (self.kind == "fnn_transfer") != (self.weak is not None):
+            raise ValueError("a weak model is given exactly for the fnn_transfer setting")
+        if self.weak is not None and (self.weak.p, self.weak.train_frac) != (self.p, self.train_frac):
+            raise ValueError(f"the weak model's task (p = {self.weak.p}, {self.weak.train_frac:.0%}) must be the "
+                             f"target's (p = {self.p}, {self.train_frac:.0%})")
+
+    @property
+    def paper(self) -> str:
+        return PAPER_OF[self.kind]
+
+
+#: settings whose paper leaves a value unstated that the paper profile sets (for the departures table)
+NOT_STATED = {"quadratic": ("train_frac", "train.steps"), "linear": ("n_test", "train.steps")}
+GD = dict(optimizer="sgd", weight_decay=0.0, warmup=0)  # plain full-batch gradient descent
+ADAM = dict(warmup=0, betas=(0.9, 0.999), n_evals=40)  # GrokTransfer's AdamW: torch's defaults, no warmup
+#: each family at its paper's values
+PAPER = {
+    "transformer": Setting(),
+    # Gu et al. §4: the transformer of Nanda et al. with W_U ~ N(0, 1/d_model), p = 97
+    "gu": Setting(kind="gu", p=97),
+    # Levi et al. App. G: p = 48, d_h = 400, GD η = 500, MSE, no weight decay; fractions 0.5–0.9
+    "quadratic": Setting(kind="quadratic", p=48, train_frac=0.7, width=400,
+                         train=TrainConfig(steps=6000, lr=500.0, n_evals=40, **GD)),
+    # Xu et al. A.3.1: target (d_T, width) = (128, 512), 10⁴ epochs; (init, lr, wd) = (1, 0.05, 3) / (0.3, 5e-3, 3)
+    "fnn_scratch": Setting(kind="fnn_scratch", p=113, train_frac=0.25, width=512, d_embed=128, alpha=1.0,
+                           train=TrainConfig(steps=10_000, lr=5e-2, weight_decay=3.0, **ADAM)),
+    "fnn_transfer": Setting(kind="fnn_transfer", p=113, train_frac=0.25, width=512, d_embed=128, alpha=0.3,
+                            weak=WEAK_ADD, train=TrainConfig(steps=10_000, lr=5e-3, weight_decay=3.0, **ADAM)),
+    # Levi et al. §3.1: d_in = 1000, d_out = 1, η = 0.01, ε = 1e-3, λ = d_in/N_tr = 0.9
+    "linear": Setting(kind="linear", train_frac=1 / 0.9, width=1000, acc_eps=1e-3, n_test=5000,
+                      train=TrainConfig(steps=300_000, lr=0.01, n_evals=40, **GD)),
+}
+
+_CPU_T = dict(p=47, train_frac=0.5, width=64, diagnostics=Diagnostics(per_class=2))
+CPU = {
+    # p = 47 as the grokking chapter's cpu run, at d_model 64 and 50% of the pairs: test accuracy reaches
+    # 0.9 about 1300 steps in (a 40% split needs 2000), and the NTK probe holds two points per class
+    "transformer": replace(PAPER["transformer"], **_CPU_T,
+                           train=replace(PAPER["transformer"].train, steps=2000, lr=3e-3)),
+    "gu": replace(PAPER["gu"], **_CPU_T, train=replace(PAPER["gu"].train, steps=2000, lr=3e-3)),
+    # the linear-estimators chapter's cpu Fig. 8 shape (p = 24, d_h = 100, 800 steps)
+    "quadratic": replace(PAPER["quadratic"], p=24, width=100, train=replace(PAPER["quadratic"].train, steps=800)),
+    # the GrokTransfer chapter's cpu targets: (32, 128), its working (init, lr, wd), both arms 2000 epochs
+    # (scratch reaches 0.9 test accuracy at 1200–1500 epochs: 2000 leave room after it); 32 evaluations and
+    # two probe points per class (p = 113)
+    "fnn_scratch": replace(PAPER["fnn_scratch"], d_embed=32, width=128, alpha=1.0, diagnostics=Diagnostics(per_class=2),
+                           train=replace(PAPER["fnn_scratch"].train, steps=2000, lr=5e-3, weight_decay=3.0,
+                                         n_evals=32)),
+    "fnn_transfer": replace(PAPER["fnn_transfer"], d_embed=32, width=128, alpha=1.0, weak=WEAK_ADD_CPU,
+                            diagnostics=Diagnostics(per_class=2),
+                            train=replace(PAPER["fnn_transfer"].train, steps=2000, lr=1e-3, weight_decay=1.0,
+                                          n_evals=32)),
+    # d_in = 100 and η = 0.1: the same λ = 0.9 in 10⁴ steps
+    "linear": replace(PAPER["linear"], width=100, n_test=2000,
+                      train=replace(PAPER["linear"].train, steps=10_000, lr=0.1)),
+}
+SMALL = Diagnostics(per_class=2, min_probe=16)
+SMOKE = {
+    "transformer": replace(CPU["transformer"], p=23, train_frac=0.5, width=32,
+                           train=replace(CPU["transformer"].train, steps=150, n_evals=12),
+                           diagnostics=SMALL),
+    "gu": replace(CPU["gu"], p=23, train_frac=0.5, width=32, train=replace(CPU["gu"].train, steps=150, n_evals=12),
+                  diagnostics=SMALL),
+    "quadratic": replace(CPU["quadratic"], train=replace(CPU["quadratic"].train, steps=100, n_evals=12),
+                         diagnostics=SMALL),
+    "fnn_scratch": replace(CPU["fnn_scratch"], d_embed=8, width=16,
+                           train=replace(CPU["fnn_scratch"].train, steps=60, n_evals=12),
+                           diagnostics=SMALL),
+    "fnn_transfer": replace(CPU["fnn_transfer"], d_embed=8, width=16, weak=WEAK_ADD_SMOKE,
+                            train=replace(CPU["fnn_transfer"].train, steps=60, n_evals=12),
+                            diagnostics=SMALL),
+    "linear": replace(CPU["linear"], width=20, n_test=200, train=replace(CPU["linear"].train, steps=300, n_evals=12),
+                      diagnostics=SMALL),
+}
+PROFILES = {"paper": PAPER, "cpu": CPU, "smoke": SMOKE}
+#: the settings of the four-clocks figure, in the order they are drawn
+CLOCK_SETTINGS = ("transformer", "gu", "quadratic", "fnn_scratch", "fnn_transfer", "linear")
+#: settings whose run is an intervention expected to remove grokking (hollow markers)
+INTERVENTIONS = ("fnn_transfer",)

@@ -1,0 +1,80 @@
+"""What each paper's explanation of grokking predicts for the synthesis chapter's experiments,
+fixed here, in the library, before any run (the chapter shows them above the cell that runs).
+
+Each :class:`~companion.claims.Prediction` names whose explanation it is, says the prediction in
+words, the expectation that decides it, and the outcome that would refute it. The bounds:
+
+* a mechanism that *is* the transition moves when the transition happens: its crossing step is
+  within a factor 2 of the step at which test accuracy reaches 0.9 (the ×2 band of the figure),
+  read on log axes, where the runs' clocks span decades;
+* a statistical artefact is the test loss's own trend at t_tr: in the linear model the test loss's
+  log-decay rate only slows down, so Levi et al.'s forecast Δt̂ (Eqs. 9–11) cannot exceed the
+  measured delay, Δt̂/Δt ≤ 1; a ratio above 1 means test accuracy arrived sooner than the loss
+  trend at t_tr could carry it there: a dynamical transition;
+* a better embedding removes the delay: transferred targets reach 0.9 test accuracy at most half
+  as late as the same targets from scratch (Xu et al. Fig. 1b shows orders of magnitude).
+"""
+
+from __future__ import annotations
+
+from companion.claims import Prediction, at_least, at_most, between, less_than
+
+#: the ×2 band of the four-clocks figure, as an expectation on t_cross / t_test
+BAND = between(0.5, 2.0)
+
+PREDICTIONS = {
+    # per setting and seed: crossing step of a diagnostic / step at which test accuracy reaches 0.9
+    "kernel_distance": Prediction(
+        "Kumar et al.",
+        "the empirical NTK leaves its initial value (lazy → rich) when the network groks: its distance "
+        "to K₀ crosses halfway within ×2 of the test-accuracy clock",
+        BAND, "the kernel distance crosses more than ×2 away from the test clock, or never moves"),
+    "alignment": Prediction(
+        "Kumar et al.",
+        "the kernel aligns with the task (centred kernel–target alignment rises) when the network groks",
+        BAND, "the alignment crosses more than ×2 away from the test clock, or never moves"),
+    "med_invariant": Prediction(
+        "Gu et al.",
+        "the embedding becomes uniform (relabelling-invariant MED moves to its extremum) when the network "
+        "groks",
+        BAND, "the MED crosses more than ×2 away from the test clock, or never moves"),
+    "param_sq": Prediction(
+        "Gu et al.",
+        "weight decay shrinks Σ‖θ‖² as the network groks (the norm clock of Liu et al. and Varma et al. that "
+        "Gu et al.'s uniformity argument rests on)",
+        BAND, "Σ‖θ‖² crosses more than ×2 away from the test clock, or never moves"),
+    # per setting and seed: Levi et al.'s forecast Δt̂ over the measured delay Δt
+    "forecast": Prediction(
+        "Levi et al.",
+        "the delay is the time the test loss's own decay needs to reach the training loss at t_tr, a decay "
+        "that only slows: the forecast Δt̂ = ln(L_te/L_tr)/r does not exceed the measured delay, Δt̂/Δt ≤ 1",
+        at_most(1.0), "Δt̂/Δt > 1: test accuracy arrives sooner than the loss trend at t_tr forecasts (a "
+        "dynamical transition), or no delay is measured"),
+    # per seed: t_test(transfer) / t_test(scratch), the same targets and budget
+    "transfer": Prediction(
+        "Xu et al.",
+        "a weak model's embedding removes the delay: transferred targets reach 0.9 test accuracy at most "
+        "half as late as from scratch",
+        at_most(0.5), "the transferred targets are no more than ×2 faster, or never generalise"),
+}
+
+#: pooled over every grokking run (not an intervention, test accuracy reaching 0.9), per diagnostic
+CRITERIA = {
+    "rank": Prediction(
+        "(each diagnostic)", "its crossing step orders the runs as the test-accuracy clock does: Spearman ρ ≥ ½",
+        at_least(0.5), "ρ < ½: the diagnostic's clock does not track when runs grok"),
+    "defined": Prediction(
+        "(each diagnostic)", "it crosses in most grokking runs", at_least(0.5),
+        "it never moves in half the grokking runs or more"),
+    "leads": Prediction(
+        "(each diagnostic)", "it moves before test accuracy: the seed-bootstrap 95% interval of the median "
+        "log₁₀(t_cross/t_test) lies below zero (its upper end is < 0)",
+        less_than(0.0), "the interval reaches zero or above"),
+}
+#: which explanation each diagnostic's pooled criteria test
+EXPLAINS = {"kernel_distance": "Kumar et al.", "alignment": "Kumar et al.", "med_invariant": "Gu et al.",
+            "param_sq": "Gu et al."}
+
+#: the pooled criteria, one per (diagnostic, criterion), in the name of the explanation it tests
+POOLED = {(d, k): Prediction(EXPLAINS[d], f"{d}: {p.says}", p.expected, p.refuted_if)
+          for d in EXPLAINS for k, p in CRITERIA.items()}

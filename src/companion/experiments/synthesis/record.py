@@ -1,0 +1,79 @@
+"""The synthesis chapter's hypothesis claims, recorded from the clocks (:mod:`.summaries`) against
+the predictions fixed in :mod:`.predictions`: one function, so the chapter holds no loop.
+
+Every per-setting test uses every seed (rule: all seeds); the ½ crossing is the definition, and
+the ¼ and ¾ crossings are the same test under other definitions (one ``group``): where their
+verdicts differ the verdict table says *definition-dependent*.
+"""
+
+from __future__ import annotations
+
+from companion.experiments.synthesis.configs import PAPER_OF
+from companion.experiments.synthesis.predictions import EXPLAINS, POOLED, PREDICTIONS
+from companion.experiments.synthesis.summaries import (
+    CLOCK_DIAGNOSTICS,
+    FRACTIONS,
+    criteria,
+    has,
+    per_seed,
+    transfer_ratio,
+)
+
+#: where each explanation is stated
+REFS = {"Kumar et al.": "Kumar et al. §1, §5", "Gu et al.": "Gu et al. §4", "Levi et al.": "Levi et al. Eqs. 9–11",
+        "Xu et al.": "Xu et al. §3, Fig. 1b"}
+BASIS = {
+    "band": "an explanation that names the mechanism of the transition predicts that its diagnostic moves when "
+            "test accuracy does; ×2 on a log axis where the runs' clocks span decades (the figure's band)",
+    "forecast": "in the linear model ln L_te is convex in t (a Laplace transform of the spectrum), so the "
+                "decay rate at t_tr only slows and the forecast cannot exceed the delay",
+    "transfer": "Xu et al. present the transferred embedding as removing the delay; ×2 is the least "
+                "speed-up that can be told from seed noise on a log axis",
+    "rank": "a clock that explains grokking orders the runs as the test-accuracy clock does; ½ is the "
+            "midpoint between no and perfect monotone agreement",
+    "defined": "a diagnostic that is the mechanism moves in most runs where the transition happens",
+    "leads": "a cause precedes its effect: the median lead is below zero beyond seed-resampling noise",
+}
+
+
+def record_hypotheses(claims, clocks: list, settings: list[str], labels: dict[str, str]) -> None:
+    """Every hypothesis of the chapter (module docstring) into ``claims``; ``labels`` names each
+    setting in the verdict table."""
+    for s in settings:
+        for d in CLOCK_DIAGNOSTICS:
+            if not has(clocks, s, d):
+                continue
+            pr = PREDICTIONS[d]
+            for f in FRACTIONS:
+                claims.hypothesis(f"{d}_{s}_{round(100 * f)}", ref=REFS[pr.paper], setting=labels[s],
+                                  quantity=f"t_cross ({f:g} of the way) / t_test", prediction=pr,
+                                  per_seed=per_seed(clocks, s, "", d, f), basis=BASIS["band"], group=f"{d}:{s}")
+        claims.hypothesis(f"forecast_{s}", ref=REFS["Levi et al."], setting=labels[s],
+                          quantity="Levi et al.'s forecast Δt̂ / measured delay Δt", prediction=PREDICTIONS["forecast"],
+                          per_seed=per_seed(clocks, s, "forecast_ratio"), basis=BASIS["forecast"])
+    if "fnn_transfer" in settings and "fnn_scratch" in settings:
+        claims.hypothesis("transfer_removes_delay", ref=REFS["Xu et al."], setting=labels["fnn_transfer"],
+                          quantity="t_test(transfer) / t_test(scratch)", prediction=PREDICTIONS["transfer"],
+                          per_seed=transfer_ratio(clocks), basis=BASIS["transfer"])
+
+
+def record_pooled(claims, clocks: list, label: str = "all grokking runs") -> list:
+    """The pooled criteria of every diagnostic (:func:`.summaries.criteria`), ½ crossings and the
+    robustness row (¼, ¾) in one group per criterion; returns the ½ :class:`Criteria`."""
+    out = []
+    for d in EXPLAINS:
+        rows = {f: criteria(clocks, d, f) for f in FRACTIONS}
+        out.append(rows[0.5])
+        for k, attr in (("rank", "rank"), ("defined", "defined"), ("leads", "lead_upper")):
+            for f, c in rows.items():
+                claims.hypothesis(f"{k}_{d}_{round(100 * f)}", ref=REFS[EXPLAINS[d]], setting=label,
+                                  quantity=f"{k} ({f:g} crossing; {c.n_crossed} of {c.n_grokking} runs cross)",
+                                  prediction=POOLED[(d, k)], measured=getattr(c, attr), basis=BASIS[k],
+                                  group=f"{k}:{d}")
+    return out
+
+
+def setting_labels(profile_settings: dict) -> dict[str, str]:
+    """Each setting's name in the tables: family, whose run, and its size."""
+    return {n: f"{n} ({PAPER_OF[c.kind]}{'' if c.kind == 'linear' else f', p = {c.p}'})"
+            for n, c in profile_settings.items()}

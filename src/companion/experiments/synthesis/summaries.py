@@ -1,0 +1,159 @@
+"""The four clocks, read off the synthesis runs (:func:`.experiments.clock_runs`).
+
+Per run: ``t_tr`` (first step with train accuracy ≥ 0.9), ``t_test`` (the same for test accuracy:
+the clock every diagnostic is set against) and each diagnostic's crossing step
+(:func:`companion.measures.clocks.crossing_step`: the first step after t_tr at which it has moved
+a fraction ¼, ½ or ¾ of the way from its value at t_tr to its extremum after; not observed if it
+never moves). Levi et al.'s forecast ratio Δt̂/Δt and the threshold elasticity come from the same
+history. Pooled criteria (rank correlation, coverage, lead with a seed-bootstrap interval) are
+taken over the grokking runs: not an intervention, and test accuracy reaching 0.9.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.events import NOT_OBSERVED, first_crossing, observed
+
+#: the accuracy at which each clock is read
+THRESHOLD = 0.9
+#: the crossing fractions: ½ is the definition; ¼ and ¾ are the robustness row
+FRACTIONS = (0.25, 0.5, 0.75)
+#: the diagnostics set against the test clock, in the figure's order
+CLOCK_DIAGNOSTICS = ("kernel_distance", "alignment", "med_invariant", "param_sq")
+
+
+@dataclass(frozen=True)
+class RunClocks:
+    """One seed's clocks (module docstring); ``crossing[(diagnostic, fraction)]`` is a step or
+    NOT_OBSERVED (absent: the model has no such diagnostic)."""
+
+    setting: str
+    seed: int
+    intervention: bool
+    t_tr: object
+    t_test: object
+    crossing: dict
+    forecast: object  # Levi et al.'s Δt̂ at t_tr
+    delay: object  # t_test − t_tr
+    forecast_ratio: object  # Δt̂ / Δt
+    elasticity: object  # d ln Δt / d ln(1 − θ)
+    test_loss_rising: bool  # the test loss rises over the logged steps around t_tr
+
+    def ratio(self, diagnostic: str, fraction: float = 0.5):
+        """t_cross / t_test (NOT_OBSERVED if either is)."""
+        c = self.crossing.get((diagnostic, fraction), NOT_OBSERVED)
+        return c / self.t_test if observed(c) and observed(self.t_test) and self.t_test > 0 else NOT_OBSERVED
+
+
+def run_clocks(hist: dict, setting: str, seed: int, intervention: bool = False) -> RunClocks:
+    """The clocks of one history (module docstring)."""
+    from companion.measures.clocks import crossing_step, forecast_delay, threshold_elasticity
+
+    s = hist["step"]
+    t_tr = first_crossing(s, hist["train_acc"], THRESHOLD)
+    t_test = first_crossing(s, hist["test_acc"], THRESHOLD)
+    crossing = {(d, f): crossing_step(s, hist[d], t_tr, f) for d in CLOCK_DIAGNOSTICS if d in hist for f in FRACTIONS}
+    fc = forecast_delay(s, hist["train_loss"], hist["test_loss"], t_tr)
+    delay = t_test - t_tr if observed(t_tr) and observed(t_test) else NOT_OBSERVED
+    # Δt̂ = inf: the test loss is not decaying at t_tr, so its trend never reaches the training level: the
+    # ratio is inf (> 1, a dynamical transition) whenever a delay was measured
+    ratio = fc / delay if observed(fc) and observed(delay) and delay > 0 and not np.isnan(fc) else NOT_OBSERVED
+    return RunClocks(setting, seed, intervention, t_tr, t_test, crossing, fc, delay, ratio,
+                     threshold_elasticity(s, hist["test_acc"], t_tr), _rising(s, hist["test_loss"], t_tr))
+
+
+def _rising(steps, loss, t_tr) -> bool:
+    """Whether the test loss grows from the logged step before t_tr to the one after."""
+    if not observed(t_tr):
+        return False
+    i = int(np.searchsorted(np.asarray(steps, float), float(t_tr)))
+    lo, hi = max(i - 1, 0), min(i + 1, len(loss) - 1)
+    return bool(loss[hi] > loss[lo])
+
+
+def all_clocks(runs: dict, interventions=(), first_seed: int = 0) -> list[RunClocks]:
+    """:func:`run_clocks` of every seed of every setting ({name: histories})."""
+    return [run_clocks(h, name, first_seed + i, name in interventions)
+            for name, hists in runs.items() for i, h in enumerate(hists)]
+
+
+def per_seed(clocks: list[RunClocks], setting: str, field: str, diagnostic: str | None = None,
+             fraction: float = 0.5) -> list:
+    """One value per seed of ``setting``: a field of :class:`RunClocks`, or with ``diagnostic``
+    the ratio t_cross / t_test."""
+    rows = [c for c in clocks if c.setting == setting]
+    return [c.ratio(diagnostic, fraction) if diagnostic else getattr(c, field) for c in rows]
+
+
+def has(clocks: list[RunClocks], setting: str, diagnostic: str) -> bool:
+    """Whether ``setting``'s model has ``diagnostic`` at all (the linear student has no embedding)."""
+    return any((diagnostic, 0.5) in c.crossing for c in clocks if c.setting == setting)
+
+
+@dataclass(frozen=True)
+class Criteria:
+    """One diagnostic's pooled criteria over the grokking runs (module docstring)."""
+
+    diagnostic: str
+    n_grokking: int  # grokking runs that have this diagnostic
+    n_crossed: int  # of them, runs in which it crosses
+    defined: float  # n_crossed / n_grokking
+    rank: object  # Spearman ρ between t_cross and t_test over the crossed runs (NOT_OBSERVED below 3)
+    lead_median: object  # median log₁₀(t_cross / t_test)
+    lead_interval: tuple  # its seed-bootstrap 95% interval
+    lead_upper: object  # the interval's upper end (the criterion)
+
+
+def _spearman(a, b) -> float:
+    ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
+    return float(np.corrcoef(ra, rb)[0, 1]) if np.std(ra) > 0 and np.std(rb) > 0 else float("nan")
+
+
+def criteria(clocks: list[RunClocks], diagnostic: str, fraction: float = 0.5, n_boot: int = 2000,
+             seed: int = 0) -> Criteria:
+    """The pooled criteria of one diagnostic; the bootstrap resamples runs with a seeded generator."""
+    grok = [c for c in clocks if not c.intervention and observed(c.t_test) and (diagnostic, fraction) in c.crossing]
+    crossed = [c for c in grok if observed(c.crossing[(diagnostic, fraction)]) and c.t_test > 0]
+    n, k = len(grok), len(crossed)
+    if k < 3:
+        return Criteria(diagnostic, n, k, k / n if n else NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED,
+                        (NOT_OBSERVED, NOT_OBSERVED), NOT_OBSERVED)
+    tc = np.array([c.crossing[(diagnostic, fraction)] for c in crossed], float)
+    tt = np.array([c.t_test for c in crossed], float)
+    lead = np.log10(np.maximum(tc, 1) / tt)
+    g = np.random.default_rng(seed)
+    boot = np.median(lead[g.integers(0, k, (n_boot, k))], axis=1)
+    lo, hi = (float(x) for x in np.percentile(boot, [2.5, 97.5]))
+    return Criteria(diagnostic, n, k, k / n, _spearman(tc, tt), float(np.median(lead)), (lo, hi), hi)
+
+
+def transfer_ratio(clocks: list[RunClocks], transfer: str = "fnn_transfer", scratch: str = "fnn_scratch") -> list:
+    """Per seed: t_test(transfer) / t_test(scratch) (NOT_OBSERVED where either never reaches 0.9)."""
+    a, b = per_seed(clocks, transfer, "t_test"), per_seed(clocks, scratch, "t_test")
+    return [x / y if observed(x) and observed(y) and y > 0 else NOT_OBSERVED for x, y in zip(a, b)]
+
+
+def figure_points(clocks: list[RunClocks], fraction: float = 0.5) -> list[dict]:
+    """The four-clocks figure's points: one per run and diagnostic, with t_test, t_cross (or
+    NOT_OBSERVED: the rug) and whether the run is an intervention (hollow)."""
+    return [{"setting": c.setting, "seed": c.seed, "diagnostic": d, "t_test": c.t_test,
+             "t_cross": c.crossing[(d, fraction)], "hollow": c.intervention}
+            for c in clocks for d in CLOCK_DIAGNOSTICS if (d, fraction) in c.crossing]
+
+
+def clocks_table(clocks: list[RunClocks]) -> str:
+    """Markdown: every run's clocks (½ crossings), forecast ratio and elasticity."""
+    def f(x) -> str:
+        return "not observed" if not observed(x) else (f"{x:.3g}" if isinstance(x, float) else str(x))
+
+    head = ["setting", "seed", "t_tr", "t_test", *CLOCK_DIAGNOSTICS, "Δt̂/Δt", "elasticity", "L_te rising at t_tr"]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for c in clocks:
+        cells = [c.setting + (" (intervention)" if c.intervention else ""), str(c.seed), f(c.t_tr), f(c.t_test),
+                 *[f(c.crossing.get((d, 0.5), "—")) if (d, 0.5) in c.crossing else "—" for d in CLOCK_DIAGNOSTICS],
+                 f(c.forecast_ratio), f(c.elasticity), "yes" if c.test_loss_rising else "no"]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)

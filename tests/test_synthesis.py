@@ -1,0 +1,137 @@
+"""The synthesis chapter's library: configs and profiles, the one quadratic MLP of two papers, the
+squared-error trainer, the clocks and criteria on synthetic histories, the figures, and one
+smoke-size run's shapes."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from companion.claims import Claims
+from companion.events import NOT_OBSERVED, observed
+from companion.experiments import synthesis as ex
+from companion.experiments.synthesis import record, settings
+from companion.figures import synthesis as figures
+
+
+def test_every_profile_has_every_setting_and_validates():
+    for profile, table in ex.PROFILES.items():
+        assert set(ex.CLOCK_SETTINGS) <= set(table), profile
+        for name, cfg in table.items():
+            assert cfg.kind in name or name == "transformer" and cfg.kind == "transformer"
+    with pytest.raises(ValueError, match="setting kind"):
+        ex.Setting(kind="resnet")
+    with pytest.raises(ValueError, match="weak model"):
+        ex.Setting(kind="fnn_transfer")  # a transfer target needs the weak model it transfers from
+    with pytest.raises(ValueError, match="task"):
+        replace(ex.PAPER["fnn_transfer"], p=97)  # the weak model's task must be the target's
+
+
+def test_quadratic_mlp_is_levi_eq43_at_alpha_1_and_kumar_scaling_otherwise():
+    """Levi et al. Eq. 43: W₂(W₁x/√(2p))²/d_h; Kumar et al. App. 8.3: s²/(D N) W₂(W₁x)²."""
+    from companion.models.quadratic_mlp import QuadraticMLP, quadratic_mlp
+
+    p, d_h = 7, 5
+    m = QuadraticMLP(p, d_h, alpha=1.0, seed=3)
+    x = torch.tensor([[0, 1], [3, 6], [2, 2]])
+    levi = quadratic_mlp(m.W1[None], m.W2[None], x[:, 0], x[:, 1], p)[0].T  # (n, p)
+    torch.testing.assert_close(m(x), levi)
+    s = 3.0
+    k = QuadraticMLP(p, d_h, alpha=s, seed=3)
+    onehot = torch.cat([torch.nn.functional.one_hot(x[:, 0], p), torch.nn.functional.one_hot(x[:, 1], p)], 1).float()
+    kumar = s ** 2 / (2 * p * d_h) * ((onehot @ k.W1.T) ** 2) @ k.W2.T
+    torch.testing.assert_close(k(x), kumar)
+
+
+def test_mse_trainer_matches_closed_form_gd_on_the_linear_student():
+    """One GD step on L = (1/N)Σ‖Sᵀx − y‖² is S − η(2/N)Xᵀ(XS − Y)."""
+    from companion.models.linear_teacher_student import LinearStudent
+    from companion.train import TrainConfig
+    from companion.train.synthesis import train_mse_batched
+
+    g = torch.Generator().manual_seed(0)
+    X, Y, S0 = torch.randn(6, 4, generator=g), torch.randn(6, 1, generator=g), torch.randn(4, 1, generator=g)
+    split = settings.Regression(X, Y, X, Y)
+    model = LinearStudent(S0)
+    cfg = TrainConfig(steps=1, lr=0.1, weight_decay=0.0, optimizer="sgd", warmup=0, n_evals=2)
+    h = train_mse_batched([model], [split], cfg, n_classes=None, acc_eps=1e-3)[0]
+    S1 = S0 - 0.1 * (2 / 6) * X.T @ (X @ S0 - Y)
+    torch.testing.assert_close(model.S.detach(), S1)
+    assert h["train_loss"][0] == pytest.approx(float(((X @ S0 - Y) ** 2).sum(1).mean()), rel=1e-6)
+
+
+def _hist(t_grok: float, steps=None, moves=True, lead=2.0) -> dict:
+    """A synthetic grokking run: train accuracy at step 10, test accuracy at ``t_grok`` (0.9 at
+    1.32·t_grok); a diagnostic that jumps at t_grok/lead (or never moves)."""
+    s = np.unique(np.round(np.logspace(0, 4, 60))).astype(float) if steps is None else steps
+    sig = 1 / (1 + np.exp(-(np.log(s) - np.log(t_grok)) * 8))
+    diag = 1 / (1 + np.exp(-(np.log(s) - np.log(t_grok / lead)) * 8)) if moves else np.ones_like(s)
+    return {"step": s, "train_acc": np.minimum(1, s / 10), "test_acc": sig,
+            "train_loss": np.exp(-s / 10) + 1e-3, "test_loss": 1 - 0.9 * sig + 1e-3,
+            "kernel_distance": diag, "alignment": diag, "param_sq": 10 - diag}
+
+
+def test_clocks_and_pooled_criteria_on_synthetic_runs():
+    runs = {"a": [_hist(300), _hist(1000), _hist(3000)], "b": [_hist(500, moves=False)] * 3}
+    clocks = ex.all_clocks(runs)
+    first = clocks[0]
+    assert first.t_tr == 9 or first.t_tr == 10
+    assert first.ratio("kernel_distance") == pytest.approx(0.5 / 1.32, rel=0.15)  # halfway at t_grok / 2
+    assert not observed(clocks[3].crossing[("kernel_distance", 0.5)])  # a flat diagnostic never crosses
+    c = ex.criteria(clocks, "kernel_distance")
+    assert (c.n_grokking, c.n_crossed) == (6, 3)
+    assert c.rank == pytest.approx(1.0)
+    assert c.lead_upper < 0  # it leads by a factor 2 in every crossed run
+    assert ex.per_seed(clocks, "a", "", "kernel_distance") == [x.ratio("kernel_distance") for x in clocks[:3]]
+
+
+def test_hypotheses_are_recorded_for_every_setting_and_the_verdict_table_renders(tmp_path):
+    runs = {"transformer": [_hist(t, lead=1.0) for t in (300, 1000, 3000)], "linear": [_hist(500, moves=False)] * 3}
+    clocks = ex.all_clocks(runs)
+    claims = Claims("synthesis", "cpu", directory=tmp_path)
+    labels = {"transformer": "transformer", "linear": "linear"}
+    record.record_hypotheses(claims, clocks, ["transformer", "linear"], labels)
+    record.record_pooled(claims, clocks)
+    v = {c.id: c.verdict for c in claims.records}
+    assert v["kernel_distance_transformer_50"] == "supported"  # halfway at t_grok, 0.9 at 1.32·t_grok: inside ×2
+    assert v["kernel_distance_linear_50"] == "refuted"  # never moves
+    assert all(c.kind == "hypothesis" for c in claims.records)
+    assert "Kumar et al." in claims.verdict_table().data
+
+
+def test_figures_take_points_with_not_observed_values():
+    points = [{"setting": "a", "seed": 0, "diagnostic": "kernel_distance", "t_test": 100.0, "t_cross": 50.0,
+               "hollow": False},
+              {"setting": "a", "seed": 0, "diagnostic": "alignment", "t_test": 100.0, "t_cross": NOT_OBSERVED,
+               "hollow": True},
+              {"setting": "b", "seed": 1, "diagnostic": "param_sq", "t_test": NOT_OBSERVED, "t_cross": 30.0,
+               "hollow": False}]
+    assert figures.four_clocks(points, ["a", "b"]) is not None
+    assert figures.setting_curves({"a": [_hist(300)]}) is not None
+
+
+def test_smoke_runs_have_every_diagnostic_at_every_step(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
+    cfg = replace(ex.setting("smoke", "quadratic"), n_seeds=2, train=replace(ex.setting("smoke", "quadratic").train,
+                                                                              steps=20))
+    hists = ex.clock_runs(cfg)
+    assert len(hists) == 2
+    for h in hists:
+        n = len(h["step"])
+        assert {"kernel_distance", "alignment", "med_invariant", "param_sq"} <= set(h)
+        assert all(len(h[k]) == n for k in ex.DIAGNOSTICS)
+        assert h["kernel_distance"][0] == pytest.approx(0.0, abs=1e-6)  # K₀ against itself
+
+
+def test_forecast_ratio_is_infinite_when_the_test_loss_rises_at_t_tr_and_findings_count_it():
+    """Levi et al.'s forecast needs a decaying test loss at t_tr; a rising one (memorisation) gives
+    Δt̂ = inf, a ratio above 1: a dynamical transition, not a missing value."""
+    h = _hist(1000)
+    s = h["step"]
+    h["test_loss"] = np.where(s < 300, 1 + s / 100, 1e-3 + 4 * np.exp(-(s - 300) / 500))
+    c = ex.run_clocks(h, "transformer", 0)
+    assert c.forecast == np.inf and c.forecast_ratio == np.inf and c.test_loss_rising
+    pooled = [ex.criteria([c], "kernel_distance")]
+    text = ex.findings([c], pooled)
+    assert "Of the 1 grokking runs" in text and "1 show a dynamical transition" in text
