@@ -172,7 +172,7 @@ claims.verdict_table()
 # %% [markdown]
 # ## Not run in this build
 #
-# The issue asks for more experiments than this build runs. These are not run, and nothing here
+# Five more tests would complete the comparison. They are not run in this build, and nothing here
 # stands in for them: does uniformity need weight decay (wd ∈ {0, 1} × α on the transformer and the
 # quadratic MLP); transfer against laziness (kernel regression with a GrokTransfer target's $K_0$,
 # Xu et al. Thm 3.2); laziness × transfer (α ∈ {0.3, 1, 3} × {scratch, transfer} on the FNN); the
