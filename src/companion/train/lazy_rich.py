@@ -246,10 +246,8 @@ def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int
     N(0,1) weights in NTK parameterisation (each layer divided by √fan_in), trained with AdamW,
     and the student's linearisation ``f0 + J(θ − θ0)`` (explicit Jacobian) trained the same way.
     For each ``s`` in ``seeds``: teacher seed 10s, student seed 10s + 1, data seed 10s + 3; the
-    seeds are one batched tensor program (``vmap`` over the stacked parameters). Returns
+    seeds are one batched tensor program (the stacked parameters through batched matmuls). Returns
     ``(len(seeds), len(log_at))`` arrays."""
-    from torch.func import vmap
-
     def init(seed):
         g = torch.Generator().manual_seed(seed)
         return [torch.randn(width, d, generator=g), torch.randn(width, width, generator=g),
@@ -274,6 +272,17 @@ def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int
     def flat_f(v, X):
         return f(unflat(v), X).reshape(-1)
 
+    def batched_f(v, X):
+        """``flat_f`` of every seed: ``v (S, n_params)``, ``X (S, n, d)``."""
+        ps, i = [], 0
+        for s in shapes:
+            k = int(np.prod(s))
+            ps.append(v[:, i:i + k].reshape(len(v), *s).transpose(-1, -2))
+            i += k
+        h = torch.tanh(X @ ps[0] / math.sqrt(d))
+        h = torch.tanh(h @ ps[1] / math.sqrt(width))
+        return (h @ ps[2] / math.sqrt(width)).reshape(len(v), -1)
+
     Xtr, Xte, Ytr, Yte, th0, Jtr, Jte = [], [], [], [], [], [], []
     for s in seeds:
         g = torch.Generator().manual_seed(10 * s + 3)
@@ -285,7 +294,6 @@ def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int
         Jtr.append(torch.autograd.functional.jacobian(lambda v, x=xtr: flat_f(v, x), theta0, vectorize=True))
         Jte.append(torch.autograd.functional.jacobian(lambda v, x=xte: flat_f(v, x), theta0, vectorize=True))
     Xtr, Xte, yt, ye, theta0, Jtr, Jte = (torch.stack(v) for v in (Xtr, Xte, Ytr, Yte, th0, Jtr, Jte))
-    batched_f = vmap(flat_f)
     f0tr, f0te = batched_f(theta0, Xtr).detach(), batched_f(theta0, Xte).detach()
     th_net = theta0.clone().requires_grad_(True)
     th_lin = theta0.clone().requires_grad_(True)
@@ -293,7 +301,8 @@ def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int
 
     def losses(X: Tensor, y: Tensor, f0: Tensor, J: Tensor) -> tuple[Tensor, Tensor]:
         """(network, linearised) MSE per seed."""
-        lin = f0 + (J @ (th_lin - theta0)[..., None])[..., 0]
+        dv = th_lin - theta0  # matrix–vector products per seed (a batched one copies Jᵀ in the backward)
+        lin = f0 + torch.stack([J[i] @ dv[i] for i in range(len(dv))])
         return ((batched_f(th_net, X) - y) ** 2).mean(-1), ((lin - y) ** 2).mean(-1)
 
     @torch.no_grad()
