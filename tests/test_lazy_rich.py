@@ -209,6 +209,44 @@ def test_scaled_transformer_is_centred():
     assert torch.allclose(m(data.train_x), 0.5 * base) and base.abs().max() > 1e-3
 
 
+def test_batched_scaled_transformers_equal_one_at_a_time():
+    """Figs. 6b, 12: the batched trainer (per-member α, lr, wd) is what train() does per run."""
+    from companion.data.modular import modular_arithmetic
+    from companion.models.lazy_rich import ScaledTransformer
+    from companion.models.transformer import Transformer, TransformerConfig
+    from companion.train import TrainConfig, train
+    from companion.train.lazy_rich_transformer import train_scaled_transformers
+
+    tc = TransformerConfig(p=7, d_model=16, d_mlp=64, n_heads=2)
+    datas = [modular_arithmetic(7, "add", 0.5, s) for s in (0, 1)]
+    runs = [(0.5, 1.0), (1.0, 5.0)]
+    steps, la = 30, log_steps(30, 8)
+    one = [train(ScaledTransformer(Transformer(tc, seed=k), 7, a), datas[k],
+                 TrainConfig(steps=steps, lr=1e-3 / a ** 2, weight_decay=w), eval_at=la)
+           for k, (a, w) in enumerate(runs)]
+    both = train_scaled_transformers([ScaledTransformer(Transformer(tc, seed=k), 7, 1.0) for k in (0, 1)], datas,
+                                     [a for a, _ in runs], [1e-3 / a ** 2 for a, _ in runs], [w for _, w in runs],
+                                     steps, la)
+    for key in ("train_loss", "test_loss"):
+        np.testing.assert_allclose(both[key], np.stack([h[key] for h in one]), rtol=1e-4)
+    # stopping once every member's losses have reached the level: at the first logged step for a loose level
+    early = train_scaled_transformers([ScaledTransformer(Transformer(tc, seed=0), 7, 1.0)], datas[:1], [0.5],
+                                      [4e-3], [1.0], steps, la, stop_level=100.0)
+    assert list(early["step"]) == [0] and early["train_loss"].shape == (1, 1)
+
+
+def test_student_teacher_linearised_seeds_batch():
+    """Fig. 13b: seed 0 of a batch of seeds is the run of seed 0 alone."""
+    from companion.train.lazy_rich import train_st_linearised
+
+    la = log_steps(20, 5)
+    one = train_st_linearised(20, la, width=12, seeds=(0,))
+    two = train_st_linearised(20, la, width=12, seeds=(0, 1))
+    for key in ("train_loss", "test_loss", "lin_train", "lin_test"):
+        np.testing.assert_allclose(two[key][0], one[key][0], rtol=1e-5)
+        assert not np.allclose(two[key][1], two[key][0])
+
+
 def test_idx_reader_and_digits_loader(tmp_path):
     from companion.data.digits import load_digits_dataset, read_idx, write_idx
 

@@ -249,7 +249,7 @@ def fig13(ra, rb):
     fig, axs = subplots(1, 2)
     net_vs_lin(axs[0, 0], ra, 0)
     paper_title(axs[0, 0], "Fig. 13a", "GD + momentum 0.95")
-    net_vs_lin(axs[0, 1], rb)
+    net_vs_lin(axs[0, 1], rb, 0 if np.ndim(rb["test_loss"]) == 2 else None)  # the first seed
     axs[0, 1].set_yscale("log")
     paper_title(axs[0, 1], "Fig. 13b", "student–teacher, AdamW")
     return fig

@@ -241,10 +241,13 @@ def train_student_teacher(scales, steps: int, log_at, width: int = 100, d: int =
 
 
 def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int = 100,
-                        lr: float = 3e-3, wd: float = 0.1) -> dict:
+                        lr: float = 3e-3, wd: float = 0.1, seeds: tuple = (0,)) -> dict:
     """App. 14, Fig. 13b: bias-free ``f = W3 tanh(W2 tanh(W1 x))`` student and teacher with
     N(0,1) weights in NTK parameterisation (each layer divided by √fan_in), trained with AdamW,
-    and the student's linearisation ``f0 + J(θ − θ0)`` (explicit Jacobian) trained the same way."""
+    and the student's linearisation ``f0 + J(θ − θ0)`` (explicit Jacobian) trained the same way.
+    For each ``s`` in ``seeds``: teacher seed 10s, student seed 10s + 1, data seed 10s + 3; the
+    seeds are one batched tensor program (the stacked parameters through batched matmuls). Returns
+    ``(len(seeds), len(log_at))`` arrays."""
     def init(seed):
         g = torch.Generator().manual_seed(seed)
         return [torch.randn(width, d, generator=g), torch.randn(width, width, generator=g),
@@ -256,11 +259,6 @@ def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int
         h = torch.tanh(h @ W2.T / math.sqrt(width))
         return h @ W3.T / math.sqrt(width)
 
-    g = torch.Generator().manual_seed(3)
-    Xtr, Xte = torch.randn(n, d, generator=g), torch.randn(n, d, generator=g)
-    teacher = init(0)
-    Ytr, Yte = f(teacher, Xtr), f(teacher, Xte)
-    theta0 = torch.cat([p.reshape(-1) for p in init(1)])
     shapes = [p.shape for p in init(1)]
 
     def unflat(v):
@@ -274,34 +272,53 @@ def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int
     def flat_f(v, X):
         return f(unflat(v), X).reshape(-1)
 
-    Jtr = torch.autograd.functional.jacobian(lambda v: flat_f(v, Xtr), theta0, vectorize=True)
-    Jte = torch.autograd.functional.jacobian(lambda v: flat_f(v, Xte), theta0, vectorize=True)
-    f0tr, f0te = flat_f(theta0, Xtr).detach(), flat_f(theta0, Xte).detach()
-    th_net = theta0.clone()[None].requires_grad_(True)
-    th_lin = theta0.clone()[None].requires_grad_(True)
-    hist = {k: [] for k in ("train_loss", "test_loss", "lin_train", "lin_test")}
-    yt, ye = Ytr.reshape(-1), Yte.reshape(-1)
+    def batched_f(v, X):
+        """``flat_f`` of every seed: ``v (S, n_params)``, ``X (S, n, d)``."""
+        ps, i = [], 0
+        for s in shapes:
+            k = int(np.prod(s))
+            ps.append(v[:, i:i + k].reshape(len(v), *s).transpose(-1, -2))
+            i += k
+        h = torch.tanh(X @ ps[0] / math.sqrt(d))
+        h = torch.tanh(h @ ps[1] / math.sqrt(width))
+        return (h @ ps[2] / math.sqrt(width)).reshape(len(v), -1)
+
+    Xtr, Xte, Ytr, Yte, th0, Jtr, Jte = [], [], [], [], [], [], []
+    for s in seeds:
+        g = torch.Generator().manual_seed(10 * s + 3)
+        xtr, xte = torch.randn(n, d, generator=g), torch.randn(n, d, generator=g)
+        teacher = init(10 * s)
+        theta0 = torch.cat([p.reshape(-1) for p in init(10 * s + 1)])
+        Xtr.append(xtr), Xte.append(xte), th0.append(theta0)
+        Ytr.append(f(teacher, xtr).reshape(-1)), Yte.append(f(teacher, xte).reshape(-1))
+        Jtr.append(torch.autograd.functional.jacobian(lambda v, x=xtr: flat_f(v, x), theta0, vectorize=True))
+        Jte.append(torch.autograd.functional.jacobian(lambda v, x=xte: flat_f(v, x), theta0, vectorize=True))
+    Xtr, Xte, yt, ye, theta0, Jtr, Jte = (torch.stack(v) for v in (Xtr, Xte, Ytr, Yte, th0, Jtr, Jte))
+    f0tr, f0te = batched_f(theta0, Xtr).detach(), batched_f(theta0, Xte).detach()
+    th_net = theta0.clone().requires_grad_(True)
+    th_lin = theta0.clone().requires_grad_(True)
+    hist: dict[str, list] = {k: [] for k in ("train_loss", "test_loss", "lin_train", "lin_test")}
 
     def losses(X: Tensor, y: Tensor, f0: Tensor, J: Tensor) -> tuple[Tensor, Tensor]:
-        """(network, linearised) MSE."""
-        return ((flat_f(th_net[0], X) - y) ** 2).mean(), ((f0 + J @ (th_lin[0] - theta0) - y) ** 2).mean()
+        """(network, linearised) MSE per seed."""
+        dv = th_lin - theta0  # matrix–vector products per seed (a batched one copies Jᵀ in the backward)
+        lin = f0 + torch.stack([J[i] @ dv[i] for i in range(len(dv))])
+        return ((batched_f(th_net, X) - y) ** 2).mean(-1), ((lin - y) ** 2).mean(-1)
 
     @torch.no_grad()
     def record(t: int) -> None:
         (ln, ll), (lnt, llt) = losses(Xtr, yt, f0tr, Jtr), losses(Xte, ye, f0te, Jte)
-        hist["train_loss"].append(ln.item())
-        hist["lin_train"].append(ll.item())
-        hist["test_loss"].append(lnt.item())
-        hist["lin_test"].append(llt.item())
+        for k, v in zip(("train_loss", "lin_train", "test_loss", "lin_test"), (ln, ll, lnt, llt)):
+            hist[k].append(v.numpy())
 
-    def loss(t: int) -> Tensor:  # the sum: each model's gradient is its own
+    def loss(t: int) -> Tensor:  # the sum: each model's and seed's gradient is its own
         ln, ll = losses(Xtr, yt, f0tr, Jtr)
-        return ln + ll
+        return ln.sum() + ll.sum()
 
     params = [th_net, th_lin]
-    fit(params, BatchedOptimizer(params, "adamw", torch.tensor([lr]), wd), steps, evals=np.asarray(log_at),
-        record=record, loss=loss, state=history_state(hist))
-    return {"step": np.asarray(log_at), **{k: np.asarray(v) for k, v in hist.items()}}
+    fit(params, BatchedOptimizer(params, "adamw", torch.full((len(seeds),), lr), wd), steps,
+        evals=np.asarray(log_at), record=record, loss=loss, state=history_state(hist))
+    return {"step": np.asarray(log_at), **{k: np.stack(v, 1) for k, v in hist.items()}}
 
 
 def train_digits_mlp(Xtr, ytr, Xte, yte, alphas, steps: int, log_at, width: int = 200, depth: int = 3,
@@ -355,3 +372,4 @@ def train_digits_mlp(Xtr, ytr, Xte, yte, alphas, steps: int, log_at, width: int 
     fit(params, BatchedOptimizer(params, "adamw", torch.full((S,), lr), wd), steps, evals=np.asarray(log_at),
         record=record, loss=loss, state=history_state(hist))
     return {"step": np.asarray(log_at), **{k_: torch.stack(v, -1).numpy() for k_, v in hist.items()}}
+

@@ -56,7 +56,7 @@ from companion.experiments.lazy_rich.fig1 import (
     fig4_n2_summary,
     fig4_summary,
 )
-from companion.experiments.lazy_rich.measures import crossing, half_times, increasing, tracks_until
+from companion.experiments.lazy_rich.measures import crossing, half_times, increasing, seed_values, tracks_until
 from companion.experiments.lazy_rich.networks import (
     FIG2_PROFILES,
     FIG6A_PROFILES,
@@ -98,7 +98,7 @@ __all__ = ["CONFIGS", "DELAYED", "SMALL_LAM", "RUNNERS", "QuadraticRun", "Sweep"
            "fig2_summary", "fig3a_summary", "fig3b_summary", "fig3e_summary", "fig4_n2_summary", "fig4_summary",
            "fig5_summary", "fig6a_summary", "fig6b_summary", "fig7_summary", "fig8_summary", "fig9_summary",
            "half_times",
-           "increasing", "kernel_spectrum", "known_deviation", "run", "run_all", "tracks_until"]
+           "increasing", "kernel_spectrum", "known_deviation", "run", "run_all", "seed_values", "tracks_until"]
 
 # --------------------------------------------------------------------------- registry
 CONFIGS = {"fig1": FIG1_PROFILES, "fig1a": FIG1A_PROFILES, "fig2": FIG2_PROFILES, "fig3a": FIG3A_PROFILES,

@@ -61,6 +61,7 @@ class Sweep:
     n_cka: int = 1000  # fresh test points for the initial kernel–target alignment (Fig. 3b)
     cka_seed: int = 12_345  # their seed (the same points for every run)
     seeds: tuple = unstated(())  # data seeds (weight seed = seed + 1), each running every value; () = base.seed
+    dtype: str = "float64"  # precision of the closure's iteration (the task and the kernels stay float64)
 
 
 # Fig. 3a / 7: the authors' cell uses y = (β·x)² (no ½), ε = 0.25, D=100, P=450, N=500, η0 = 0.5
@@ -91,7 +92,8 @@ FIG7C_PROFILES = {"paper": FIG7C,
 EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 FIG3B = Sweep(QuadraticRun(), ("eps",), tuple((e,) for e in EPSILONS), seeds=SEEDS)
 FIG3B_PROFILES = {"paper": FIG3B,
-                  "cpu": replace(FIG3B, base=replace(FIG3B.base, D=30, P=165, N=0, steps=20_000)),
+                  # float32: the claims read losses, no small differences of large numbers
+                 "cpu": replace(FIG3B, base=replace(FIG3B.base, D=30, P=165, N=0, steps=20_000), dtype="float32"),
                   "smoke": replace(FIG3B, base=replace(FIG3B.base, D=16, P=88, N=0, steps=3_000),
                                    values=((0.02,), (0.25,), (1.0,)), seeds=(0,))}
 
@@ -102,7 +104,7 @@ GRID5 = tuple((a, e) for a in (0.4, 1.6, 2.8, 4.0, 5.2) for e in (0.02, 0.08, 0.
 FIG3E_PROFILES = {"paper": FIG3E,
                   # η0 scaled with D (stability: 2η0(1+√(D/P))²/D < 2)
                   "cpu": replace(FIG3E, base=replace(FIG3E.base, D=20, P=110, N=0, eta0=8.0, steps=12_000),
-                                 values=GRID5),
+                                 values=GRID5, dtype="float32"),
                   "smoke": replace(FIG3E, base=replace(FIG3E.base, D=12, P=66, N=0, eta0=4.0, steps=2_000),
                                    values=tuple((a, e) for a in (0.4, 2.8, 5.2) for e in (0.02, 0.14, 0.26)),
                                    seeds=(0,))}
@@ -110,7 +112,7 @@ GROK_LEVEL = 0.1  # Fig. 3e: the authors' absolute loss threshold of the time to
 
 # Fig. 9: goldilocks P ∈ {50, 120, 500} (the paper's); D=40, N=100, ε=0.5, η0=0.5, 50k steps (authors' cell)
 FIG9 = Sweep(QuadraticRun(D=40, N=100, eps=0.5, eta0=0.5, steps=50_000), ("P",), ((50,), (120,), (500,)), seeds=SEEDS)
-FIG9_PROFILES = {"paper": FIG9, "cpu": replace(FIG9, base=replace(FIG9.base, steps=10_000)),
+FIG9_PROFILES = {"paper": FIG9, "cpu": replace(FIG9, base=replace(FIG9.base, steps=10_000), dtype="float32"),
                  "smoke": replace(FIG9, base=replace(FIG9.base, D=16, N=40, steps=2_000),
                                   values=((20,), (48,), (200,)), seeds=(0,))}
 
@@ -126,7 +128,8 @@ FIG10_PROFILES = {"paper": FIG10, "cpu": replace(FIG10, base=replace(N2, steps=5
 
 # Fig. 14: multi-index targets y = ½ Σ_k (β_k·x)², K ∈ {1,2,3}, P = 11·D (spec measurement)
 FIG14 = Sweep(replace(QuadraticRun(), P=1100, steps=30_000), ("n_index",), ((1,), (2,), (3,)), seeds=SEEDS)
-FIG14_PROFILES = {"paper": FIG14, "cpu": replace(FIG14, base=replace(FIG14.base, D=30, P=330, N=150, steps=20_000)),
+FIG14_PROFILES = {"paper": FIG14, "cpu": replace(FIG14, base=replace(FIG14.base, D=30, P=330, N=150, steps=20_000),
+                                                  dtype="float32"),
                   "smoke": replace(FIG14, base=replace(FIG14.base, D=16, P=176, N=60, steps=3_000), seeds=(0,))}
 
 
@@ -181,11 +184,12 @@ def on(b: dict, device: str) -> dict:
     return {k: v.to(device) for k, v in b.items()}
 
 
-def _run_batch(runs: list[QuadraticRun], linearised: bool = False, device: str = "cpu") -> dict:
+def _run_batch(runs: list[QuadraticRun], linearised: bool = False, device: str = "cpu",
+               dtype: str = "float64") -> dict:
     q0 = runs[0]
     b = stack_runs(runs)
     la = log_steps(q0.steps, q0.n_log)
-    d = on(b, device)
+    d = {k: v.to(device=device, dtype=getattr(torch, dtype)) for k, v in b.items()}
     res = th.run_closure(d["X"], d["y"], d["T"], d["w"], d["M"], d["alpha"], d["eps"], d["eta0_eff"],
                          q0.steps, la, centred=q0.centred, linearised=linearised)
     res["train_loss"] = res["train_loss"] * b["pad"].numpy()[:, None]
@@ -200,7 +204,7 @@ def quad_sweep(cfg: Sweep, device: str = "cpu") -> dict:
 
     seeds = cfg.seeds or (cfg.base.seed,)
     runs = [replace(cfg.base, **dict(zip(cfg.fields, v)), seed=s) for s in seeds for v in cfg.values]  # seed-major
-    res = _run_batch(runs, device=device)
+    res = _run_batch(runs, device=device, dtype=cfg.dtype)
     b = stack_runs(runs)
     g = torch.Generator().manual_seed(cfg.cka_seed)
     cX = (torch.randn(cfg.n_cka, cfg.base.D, generator=g, dtype=DT) / math.sqrt(cfg.base.D)).expand(len(runs), -1, -1)

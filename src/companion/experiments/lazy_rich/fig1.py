@@ -13,7 +13,7 @@ import torch
 from companion.cache import experiment
 from companion.events import NOT_OBSERVED
 from companion.experiments.lazy_rich.closure import DT, QuadraticRun, on, stack_runs, task
-from companion.experiments.lazy_rich.measures import half_times, ratio, seed_views, tracks_until
+from companion.experiments.lazy_rich.measures import half_times, ratio, seed_views, tracks_until, transpose
 from companion.settings import unstated
 from companion.theory import lazy_rich as th
 from companion.train.fit import log_steps
@@ -46,10 +46,12 @@ class WeightTrajectories:
     run: QuadraticRun = replace(QuadraticRun(), D=10, P=40, N=20, eps=0.1, steps=20_000)  # a small run
     n_test: int = 500  # test points
     test_seed: int = 99  # their seed
+    seeds: tuple = unstated(())  # data seeds (weight seed = seed + 1), batched; () = (run.seed,)
 
 
 FIG1A = WeightTrajectories()
-FIG1A_PROFILES = {"paper": FIG1A, "cpu": FIG1A, "smoke": replace(FIG1A, run=replace(FIG1A.run, steps=2_000))}
+FIG1A_PROFILES = {"paper": FIG1A, "cpu": replace(FIG1A, seeds=(0, 1, 2)),
+                  "smoke": replace(FIG1A, run=replace(FIG1A.run, steps=2_000))}
 
 
 @experiment
@@ -80,50 +82,59 @@ def fig1(cfg: Fig1, device: str = "cpu") -> dict:
 
 @experiment
 def fig1a(cfg: WeightTrajectories, device: str = "cpu") -> dict:
-    """Chapter Fig. 1a from an actual small run: the network's and the linearised network's
-    weight trajectories, split into the part inside the tangent space S(X, W0) of the initial
-    gradients (coordinate along the lazy solution's displacement) and the distance from S."""
+    """Chapter Fig. 1a from actual small runs (one per data seed, batched): the network's and the
+    linearised network's weight trajectories, split into the part inside the tangent space
+    S(X, W0) of the initial gradients (coordinate along the lazy solution's displacement) and the
+    distance from S. The first seed's curves at the top level, every seed's under ``seed_runs``."""
+    runs = [replace(cfg.run, seed=s) for s in (cfg.seeds or (cfg.run.seed,))]
     q = cfg.run
-    t = task(q)
-    g = torch.Generator().manual_seed(q.seed + 1)
-    W0 = q.sigma * torch.randn(1, q.N, q.D, generator=g, dtype=DT)
+    ts = [task(r) for r in runs]
+    W0 = torch.stack([q.sigma * torch.randn(q.N, q.D, generator=torch.Generator().manual_seed(r.seed + 1), dtype=DT)
+                      for r in runs])
     la = log_steps(q.steps, q.n_log)
-    Xt = torch.randn(1, cfg.n_test, q.D, generator=torch.Generator().manual_seed(cfg.test_seed),
-                     dtype=DT) / math.sqrt(q.D)
-    yt = th.quad_form(Xt, t["T"][None])
-    kw = dict(X=t["X"][None], y=t["y"][None], W0=W0, alpha=q.alpha, eps=q.eps, eta0=q.eta0,
-              steps=q.steps, log_at=la, centred=q.centred, X_test=Xt, y_test=yt, keep_W=True)
+    Xt = torch.randn(cfg.n_test, q.D, generator=torch.Generator().manual_seed(cfg.test_seed),
+                     dtype=DT).expand(len(runs), -1, -1) / math.sqrt(q.D)
+    yt = th.quad_form(Xt, torch.stack([t["T"] for t in ts]))
+    kw = dict(X=torch.stack([t["X"] for t in ts]), y=torch.stack([t["y"] for t in ts]), W0=W0, alpha=q.alpha,
+              eps=q.eps, eta0=q.eta0, steps=q.steps, log_at=la, centred=q.centred, X_test=Xt, y_test=yt, keep_W=True)
     net, lin = run_committee(**kw), run_committee(**kw, linearised=True)
-    # tangent space: rows ∂f(x_μ)/∂W at W0 ∝ (1 + ε w_i0·x_μ) x_μ
-    H0 = t["X"] @ W0[0].T
-    J = ((1 + q.eps * H0)[:, :, None] * t["X"][:, None, :]).reshape(q.P, -1)  # (P, N·D)
-    Qb, _ = torch.linalg.qr(J.T)  # orthonormal basis of the span
-    d_lazy = torch.as_tensor(lin["W_traj"][0, -1] - W0[0].numpy()).reshape(-1)
-    e1 = d_lazy / d_lazy.norm()
+    per = []
+    for i, t in enumerate(ts):
+        # tangent space: rows ∂f(x_μ)/∂W at W0 ∝ (1 + ε w_i0·x_μ) x_μ
+        H0 = t["X"] @ W0[i].T
+        J = ((1 + q.eps * H0)[:, :, None] * t["X"][:, None, :]).reshape(q.P, -1)  # (P, N·D)
+        Qb, _ = torch.linalg.qr(J.T)  # orthonormal basis of the span
+        d_lazy = torch.as_tensor(lin["W_traj"][i, -1] - W0[i].numpy()).reshape(-1)
+        e1 = d_lazy / d_lazy.norm()
 
-    def coords(traj):
-        D_ = torch.as_tensor(traj[0] - W0[0].numpy()).reshape(len(la), -1)
-        inside = D_ @ Qb @ Qb.T
-        return (inside @ e1).numpy(), (D_ - inside).norm(dim=-1).numpy()
+        def coords(traj, i=i, Qb=Qb, e1=e1):
+            D_ = torch.as_tensor(traj[i] - W0[i].numpy()).reshape(len(la), -1)
+            inside = D_ @ Qb @ Qb.T
+            return (inside @ e1).numpy(), (D_ - inside).norm(dim=-1).numpy()
 
-    (xn, yn), (xl, yl) = coords(net["W_traj"]), coords(lin["W_traj"])
-    return {"step": la, "net_x": xn, "net_y": yn, "lin_x": xl, "lin_y": yl,
-            "net_test": net["test_loss"][0], "lin_test": lin["test_loss"][0],
-            "net_train": net["train_loss"][0], "lin_train": lin["train_loss"][0]}
+        (xn, yn), (xl, yl) = coords(net["W_traj"]), coords(lin["W_traj"])
+        per.append({"net_x": xn, "net_y": yn, "lin_x": xl, "lin_y": yl, "net_test": net["test_loss"][i],
+                    "lin_test": lin["test_loss"][i], "net_train": net["train_loss"][i],
+                    "lin_train": lin["train_loss"][i]})
+    return {"step": la, **per[0], "seed_runs": per}
 
 
 # --------------------------------------------------------------------------- summaries
 @dataclass(frozen=True)
 class Subspace:
-    """Fig. 1a: final distance from S / final displacement along w_lazy − w0 inside S."""
+    """Fig. 1a, per seed: final distance from S / final displacement along w_lazy − w0 inside S."""
 
-    network: float
-    linearised: float
+    network: list
+    linearised: list
+
+
+def _fig1a(r: dict) -> Subspace:
+    return Subspace(float(r["net_y"][-1] / abs(r["net_x"][-1])), float(r["lin_y"][-1] / abs(r["lin_x"][-1])))
 
 
 def fig1a_summary(r: dict) -> Subspace:
-    """Fig. 1a's two ratios."""
-    return Subspace(float(r["net_y"][-1] / abs(r["net_x"][-1])), float(r["lin_y"][-1] / abs(r["lin_x"][-1])))
+    """Fig. 1a's two ratios, per seed (a kept result of one seed has no ``seed_runs``)."""
+    return transpose([_fig1a(v) for v in seed_views(r)])
 
 
 @dataclass(frozen=True)

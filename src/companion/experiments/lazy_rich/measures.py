@@ -89,3 +89,9 @@ def transpose(items: list):
     """A list of per-seed summaries (one dataclass each) -> one dataclass whose fields are lists."""
     cls = type(items[0])
     return cls(**{f.name: [getattr(x, f.name) for x in items] for f in fields(cls)})
+
+
+def seed_values(values: list, why: str) -> dict:
+    """The keywords of :meth:`companion.claims.Claims.claim` for one value per seed: ``per_seed``
+    when there are several, else ``measured`` with ``one_value=why`` (a kept result of one seed)."""
+    return {"per_seed": list(values)} if len(values) > 1 else {"measured": values[0], "one_value": why}

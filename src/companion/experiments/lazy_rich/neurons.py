@@ -29,6 +29,7 @@ class NeuronRuns:
     hermite_k: int = 2  # 2: quadratic φ; k > 2: φ = h + (ε/2)He_k(h), target He_k(β·x)
     n_test: int = 1000  # test points
     seeds: tuple = unstated((0, 1, 2))  # data seeds; weight seed = seed + 1 (batched)
+    dtype: str = "float64"  # precision of the runs (data and init are drawn in float64)
 
 
 # App. 12: D=40, N=2, α=1, ε=0.25, P=120, trained readouts, η = 0.05N, uncentred, 100k epochs
@@ -38,11 +39,15 @@ FIG11_PROFILES = {"paper": FIG11, "cpu": replace(FIG11, quad=replace(FIG11.quad,
                   "smoke": replace(FIG11, quad=replace(FIG11.quad, steps=2_000))}
 # App. 14 Fig. 13a: Fig. 1 with heavy-ball momentum 0.95 (net and linearised)
 FIG13A = NeuronRuns(replace(QuadraticRun(), steps=10_000), momentum=0.95)
-FIG13A_PROFILES = {"paper": FIG13A, "cpu": replace(FIG13A, quad=replace(FIG13A.quad, D=50, P=275, N=250)),
+# float32 at cpu (Figs. 13a, 15): their claims read losses and their ratios, not small differences
+FIG13A_PROFILES = {"paper": FIG13A,
+                   # 5k steps: past the fall of the test loss (the claims read final / initial against 0.5)
+                   "cpu": replace(FIG13A, quad=replace(FIG13A.quad, D=50, P=275, N=250, steps=5_000), dtype="float32"),
                    "smoke": replace(FIG13A, quad=replace(FIG13A.quad, D=20, P=110, N=100, steps=1_000))}
 # App. 15.2: Hermite targets; the paper gives no sizes (spec: search space, unverified)
 FIG15 = NeuronRuns(replace(QuadraticRun(), D=30, P=600, N=200, eps=0.05, eta0=0.5, steps=100_000), hermite_k=3)
-FIG15_PROFILES = {"paper": FIG15, "cpu": replace(FIG15, quad=replace(FIG15.quad, D=20, P=400, N=100, steps=10_000)),
+FIG15_PROFILES = {"paper": FIG15, "cpu": replace(FIG15, quad=replace(FIG15.quad, D=20, P=400, N=100, steps=10_000),
+                                                  dtype="float32"),
                   "smoke": replace(FIG15, quad=replace(FIG15.quad, D=10, P=100, N=20, steps=500))}
 
 
@@ -69,7 +74,11 @@ def direct(cfg: NeuronRuns, device: str = "cpu") -> dict:
         W0s.append(q.sigma * torch.randn(q.N, q.D, generator=gw, dtype=DT))
         As.append(torch.randn(q.N, generator=gw, dtype=DT))
         Xs.append(X), ys.append(label(X)), Xts.append(Xt), yts.append(label(Xt))
-    st = torch.stack
+    dt = getattr(torch, cfg.dtype)
+
+    def st(v):
+        return torch.stack(v).to(dt)
+
     la = log_steps(q.steps, q.n_log)
     kw = dict(X=st(Xs), y=st(ys), W0=st(W0s), alpha=q.alpha, eps=q.eps, eta0=q.eta0, steps=q.steps, log_at=la,
               centred=q.centred, momentum=cfg.momentum, k=cfg.hermite_k, X_test=st(Xts), y_test=st(yts))

@@ -18,6 +18,7 @@ class Laziness:
 
     sigma_alpha_rel_dev: list  # max |rel(σ sweep) / rel(α sweep) − 1| over runs of equal σ²α
     joint_rel_spread: list  # α = 1/σ²: max / min relative change over σ
+    joint_rel_dev: list  # α = 1/σ²: max / min relative change over σ, minus 1 (0: preserved exactly)
     joint_final_spread: list  # α = 1/σ²: max / min final / initial test loss over σ
     rel_decreasing: list  # relative change decreases with σ²α (α sweep)
 
@@ -33,8 +34,9 @@ def _fig7(r3a: dict, r7b: dict, r7c: dict) -> Laziness:
              if r7b["values"][k][0] ** 2 in sa]
     rel_dev = max(abs(rel_final(r7b, k)[0] / rel[j] - 1) for k, j in pairs)
     joint = np.asarray([rel_final(r7c, k) for k in range(len(r7c["values"]))])
-    return Laziness(float(rel_dev), float(joint[:, 0].max() / joint[:, 0].min()),
-                    float(joint[:, 1].max() / joint[:, 1].min()), increasing(-rel))
+    spread = float(joint[:, 0].max() / joint[:, 0].min())
+    return Laziness(float(rel_dev), spread, spread - 1.0, float(joint[:, 1].max() / joint[:, 1].min()),
+                    increasing(-rel))
 
 
 def fig7_summary(r3a: dict, r7b: dict, r7c: dict) -> Laziness:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from companion.cache import experiment
-from companion.experiments.lazy_rich.measures import crossing, increasing, ratio
+from companion.experiments.lazy_rich.measures import crossing, increasing, ratio, seed_views, split_seeds, transpose
+from companion.settings import unstated
+from companion.train.fit import log_steps
 
 
 @dataclass(frozen=True)
@@ -27,42 +27,45 @@ class TransformerSweep:
     seed: int = 0  # data split and init
     n_log: int = 80  # log-spaced evaluation steps
     n_heads: int = 4  # attention heads
+    seeds: tuple = unstated(())  # data split and init seeds, each running every (α, wd) (batched); () = (seed,)
+    stop_when_crossed: bool = False  # stop once every run's train and test loss have reached LOSS_LEVEL
 
 
 FIG6B = TransformerSweep()
 FIG6B_PROFILES = {"paper": FIG6B,
                   # the spec's measured reduction
                   "cpu": replace(FIG6B, runs=((0.3, 1.0), (0.6, 1.0), (1.0, 1.0)), p=31, d_model=64, train_frac=0.5,
-                                 lr0=1e-3, steps=2_000),
+                                 lr0=1e-3, steps=2_000, stop_when_crossed=True),
                   "smoke": replace(FIG6B, runs=((0.3, 1.0), (1.0, 1.0)), p=13, d_model=32, train_frac=0.5, lr0=1e-3,
                                    steps=150)}
 FIG12 = replace(FIG6B, runs=((0.5, 1.0), (0.5, 5.0), (1.4, 5.0)))  # App. 13 (a), (b), (c)
 FIG12_PROFILES = {"paper": FIG12,
                   # the spec's measured reduction
-                  "cpu": replace(FIG12, p=31, d_model=64, train_frac=0.5, lr0=1e-3, steps=2_000),
+                  "cpu": replace(FIG12, p=31, d_model=64, train_frac=0.5, lr0=1e-3, steps=2_000, seeds=(0, 1, 2),
+                                 stop_when_crossed=True),
                   "smoke": replace(FIG12, p=13, d_model=32, train_frac=0.5, lr0=1e-3, steps=150)}
 LOSS_LEVEL = 0.1  # the cross-entropy that counts as fitted / generalised
 
 
 @experiment
 def transformer(cfg: TransformerSweep, device: str = "cpu") -> dict:
-    """Chapter Figs. 6b and 12: one-layer transformer with centred, α-scaled logits; one run
-    per (α, weight decay)."""
+    """Chapter Figs. 6b and 12: one-layer transformer with centred, α-scaled logits; every
+    (α, weight decay) run of every seed trained as one batched tensor program (seed-major)."""
     from companion.data.modular import modular_arithmetic
     from companion.models.lazy_rich import ScaledTransformer
     from companion.models.transformer import Transformer, TransformerConfig
-    from companion.train import TrainConfig, train
+    from companion.train.lazy_rich_transformer import train_scaled_transformers
 
-    data = modular_arithmetic(cfg.p, "add", cfg.train_frac, cfg.seed).to(device)
-    hists = []
-    for alpha, wd in cfg.runs:
-        tc = TransformerConfig(p=cfg.p, d_model=cfg.d_model, d_mlp=4 * cfg.d_model, n_heads=cfg.n_heads)
-        model = ScaledTransformer(Transformer(tc, seed=cfg.seed), cfg.p, alpha).to(device)
-        hists.append(train(model, data, TrainConfig(steps=cfg.steps, lr=cfg.lr0 / alpha ** 2, weight_decay=wd,
-                                                    n_evals=cfg.n_log)))
-    out = {k: np.stack([h[k] for h in hists]) for k in ("train_loss", "test_loss", "train_acc", "test_acc")}
-    out["step"], out["runs"] = hists[0]["step"], [list(r) for r in cfg.runs]
-    return out
+    seeds = cfg.seeds or (cfg.seed,)
+    tc = TransformerConfig(p=cfg.p, d_model=cfg.d_model, d_mlp=4 * cfg.d_model, n_heads=cfg.n_heads)
+    datas = [modular_arithmetic(cfg.p, "add", cfg.train_frac, s).to(device) for s in seeds for _ in cfg.runs]
+    models = [ScaledTransformer(Transformer(tc, seed=s), cfg.p, 1.0).to(device) for s in seeds for _ in cfg.runs]
+    runs = [r for _ in seeds for r in cfg.runs]
+    out = train_scaled_transformers(models, datas, [a for a, _ in runs], [cfg.lr0 / a ** 2 for a, _ in runs],
+                                    [w for _, w in runs], cfg.steps, log_steps(cfg.steps, cfg.n_log),
+                                    stop_level=LOSS_LEVEL if cfg.stop_when_crossed else None)
+    out["runs"], out["seeds"] = [list(r) for r in cfg.runs], list(seeds)
+    return split_seeds(out, len(cfg.runs), len(seeds))
 
 
 def delay_ratios(r: dict) -> list:
@@ -75,7 +78,7 @@ def delay_ratios(r: dict) -> list:
 
 @dataclass(frozen=True)
 class AlphaDelays:
-    """Fig. 6b: the grokking delay t_te/t_tr against α (one run per α)."""
+    """Fig. 6b: the grokking delay t_te/t_tr against α (one run per α), per seed."""
 
     alphas: list
     ratios: list  # t_te(0.1) / t_tr(0.1) per α
@@ -83,15 +86,19 @@ class AlphaDelays:
     smallest_alpha_ratio: object  # at the smallest α
 
 
-def fig6b_summary(r: dict) -> AlphaDelays:
-    """Fig. 6b's numbers."""
+def _fig6b(r: dict) -> AlphaDelays:
     rr = delay_ratios(r)
     return AlphaDelays([a for a, _ in r["runs"]], rr, increasing(rr), rr[0])
 
 
+def fig6b_summary(r: dict) -> AlphaDelays:
+    """Fig. 6b's numbers, one list entry per seed."""
+    return transpose([_fig6b(v) for v in seed_views(r)])
+
+
 @dataclass(frozen=True)
 class WeightDecayVsLaziness:
-    """Fig. 12: t_te/t_tr of runs (a) α = 0.5, wd = 1; (b) wd = 5; (c) larger α, wd = 5."""
+    """Fig. 12: t_te/t_tr of runs (a) α = 0.5, wd = 1; (b) wd = 5; (c) larger α, wd = 5; per seed."""
 
     a: object
     b: object
@@ -99,5 +106,5 @@ class WeightDecayVsLaziness:
 
 
 def fig12_summary(r: dict) -> WeightDecayVsLaziness:
-    """Fig. 12's numbers."""
-    return WeightDecayVsLaziness(*delay_ratios(r))
+    """Fig. 12's numbers, one list entry per seed."""
+    return transpose([WeightDecayVsLaziness(*delay_ratios(v)) for v in seed_views(r)])
