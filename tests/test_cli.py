@@ -145,3 +145,19 @@ def test_report_thumbnails_take_each_items_first_figure_from_its_caption_or_head
     rec = Claim("c", "Fig. 2", "s", 1.0, "≥ 0", "held", "cpu", "demo")
     report = report_markdown([rec], ["demo"], {}, "cpu", thumbnails=thumbs)
     assert '<a href="demo.html"><img class="thumb" src="../_static/thumbs/demo-fig-2.png"' in report
+
+    # a named figure of no paper item (the synthesis chapter's) is shown beside the hypotheses
+    named = fig()
+    named.metadata["mystnb"] = {"figure": {"caption": "The four clocks", "name": "synth-clocks"}}
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("## Runs"), named]),
+                   tmp_path / "synth.ipynb")
+    more = figure_thumbnails({"synth": tmp_path / "synth.ipynb"}, tmp_path / "static")
+    assert more == {("synth", "figure:synth-clocks"): "../_static/thumbs/synth-synth-clocks.png"}
+    from companion.claims import Prediction, at_most
+    from companion.hypotheses import decide_hypothesis
+
+    hyp = decide_hypothesis("synth", "cpu", "h", ref="Levi et al.", setting="linear", quantity="q",
+                            prediction=Prediction("Levi et al.", "says", at_most(1.0), "ratio > 1"),
+                            per_seed=[0.5, 0.6, 0.7], basis="b")
+    report = report_markdown([rec, hyp], ["demo", "synth"], {}, "cpu", thumbnails={**thumbs, **more})
+    assert '<a href="synth.html"><img class="thumb" src="../_static/thumbs/synth-synth-clocks.png"' in report

@@ -47,7 +47,9 @@ def items_named(text: str) -> list[str]:
 
 def figure_thumbnails(pages: dict, static: Path) -> dict[tuple[str, str], str]:
     """The first figure of every paper item on each chapter page, written as a PNG under
-    ``static/thumbs/``: ``{(chapter, item): its URL from the report page}``.
+    ``static/thumbs/``: ``{(chapter, item): its URL from the report page}``. A figure of no paper
+    item that has a ``name`` (the synthesis chapter's) is kept as ``(chapter, "figure:<name>")``,
+    for the report's hypotheses section.
 
     A figure belongs to the items its caption names (the cell's ``mystnb.figure.caption``), else
     to those of the nearest heading above it; the paper-scale twin of a cell is skipped, so the
@@ -70,13 +72,22 @@ def figure_thumbnails(pages: dict, static: Path) -> dict[tuple[str, str], str]:
             if cell.cell_type != "code" or "paper-scale" in cell.metadata.get("tags", []):
                 continue
             pngs = [o["data"]["image/png"] for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
-            caption = cell.metadata.get("mystnb", {}).get("figure", {}).get("caption", "")
-            for item in (items_named(caption) if caption else []) or heading:
+            figure = cell.metadata.get("mystnb", {}).get("figure", {})
+            caption = figure.get("caption", "")
+            items = (items_named(caption) if caption else []) or heading
+            if not items and figure.get("name"):  # a named figure of no paper item: the synthesis chapter's
+                items = [FIGURE + figure["name"]]
+            for item in items:
                 if pngs and (ch, item) not in out:
-                    name = f"{ch}-{re.sub(r'[^A-Za-z0-9]+', '-', item).strip('-').lower()}.png"
+                    slug = re.sub(r'[^A-Za-z0-9]+', '-', item.removeprefix(FIGURE)).strip('-').lower()
+                    name = f"{ch}-{slug}.png"
                     small(base64.b64decode(pngs[0]), static / "thumbs" / name)
                     out[(ch, item)] = f"../_static/thumbs/{name}"
     return out
+
+
+#: the key prefix of a thumbnail of a named figure that belongs to no paper item (:func:`figure_thumbnails`)
+FIGURE = "figure:"
 
 
 def small(png: bytes, path: Path, width: int = 320) -> None:
@@ -173,6 +184,10 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
         title = getattr(chapter_module(ch), "TITLE", ch) if ch in CHAPTERS else ch
         statuses = {item: item_status([r for r in recs if item in paper_items(r.paper_ref)]) for item in items}
         counts = ", ".join(f"{n} {st}" for st in STATUSES if (n := sum(v == st for v in statuses.values())))
+        if not items and any(h.chapter == ch for h in hypotheses):  # the synthesis: no paper items of its own
+            lines += [f"## {title}", "", "Its tests of each paper's explanation are in the hypotheses section "
+                      "below.", ""]
+            continue
         lines += [f"## {title}", "", f"Paper items: {counts or 'none'}.", ""]
         lines += (["| paper | figure | status | claims | verdicts | paper scale |", "|---|---|---|---|---|---|"]
                   if with_paper else ["| paper | figure | status | claims | verdicts |", "|---|---|---|---|---|"])
@@ -206,5 +221,8 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
         lines += ["## Hypotheses: the four explanations on common ground", "",
                   f"Each paper's explanation of grokking tested in the settings of all four ({counts}); a "
                   "prediction is written down before its run, and a refuted one is a finding, not a failure.", "",
-                  verdict_table(hypotheses), "", hypothesis_table(hypotheses, with_chapter=True), ""]
+                  verdict_table(hypotheses), ""]
+        figs = [thumbnail(ch, key.removeprefix(FIGURE), src) for (ch, key), src in thumbnails.items()
+                if key.startswith(FIGURE) and ch in {h.chapter for h in hypotheses}]
+        lines += ([" ".join(figs), ""] if figs else []) + [hypothesis_table(hypotheses, with_chapter=True), ""]
     return "\n".join(lines)
