@@ -46,9 +46,11 @@ class GrokkingConfig:
 PAPER = GrokkingConfig()
 PROFILES = {
     "paper": PAPER,
-    # a smaller table and a 3x higher learning rate grok in ~3k steps (~1.5 min on one core)
-    "cpu": replace(PAPER, p=47, train_frac=0.4, model=replace(PAPER.model, p=47),
-                   train=replace(PAPER.train, steps=4_000, lr=3e-3, n_evals=120)),
+    # a smaller table, half the width and a 3x higher learning rate: three seeds (one batch) reach 99% test
+    # accuracy by ~1.5k steps in ~2.2 min on one core, within the chapter's 3-minute budget (at d_model 128 and
+    # 40% of the pairs they took ~5.7 min; at d_model 64 and 40% test accuracy stayed below 0.9 for 3k steps)
+    "cpu": replace(PAPER, p=47, train_frac=0.5, model=replace(PAPER.model, p=47, d_model=64, d_mlp=256),
+                   train=replace(PAPER.train, steps=3_000, lr=3e-3, n_evals=120)),
     "smoke": replace(PAPER, p=23, train_frac=0.5, model=replace(PAPER.model, p=23, d_model=32, d_mlp=64),
                      train=replace(PAPER.train, steps=150, lr=3e-3, n_evals=20)),
 }
