@@ -56,7 +56,9 @@ from companion.events import NOT_OBSERVED
 from companion.expectations import (  # noqa: F401  (re-exported: chapters import them from here)
     ALL_SEEDS,
     MEDIAN,
+    MIN_SEEDS,
     NEVER_TEXT,
+    STRADDLE_SEEDS,
     Expectation,
     Prediction,
     Rule,
@@ -77,6 +79,7 @@ from companion.expectations import (  # noqa: F401  (re-exported: chapters impor
     less_than,
     never,
     seeds_at_least,
+    undecided_reason,
     within,
 )
 
@@ -88,9 +91,6 @@ HYPOTHESIS_VERDICTS = ("supported", "refuted", "undecided")
 KINDS = ("paper", "consistency", "hypothesis")
 #: profiles at which a claim must carry its quote and basis, and trained claims ≥ 3 seeds
 STRICT_PROFILES = ("cpu", "paper")
-MIN_SEEDS = 3
-#: seeds a claim needs at cpu and paper when its seeds fall on both sides of the bound
-STRADDLE_SEEDS = 5
 
 
 # --------------------------------------------------------------------------- records
@@ -197,10 +197,10 @@ class Claims:
             values = [_plain(v) for v in per_seed]
             holds, shown, k, margin = decide(expected, values, rule)
             extra = dict(per_seed=values, rule=str(rule), seeds_held=k)
-            if self.profile in STRICT_PROFILES and kind == "paper" and 0 < k < len(values) < STRADDLE_SEEDS:
-                holds = False  # seeds on both sides of the bound: too few to tell which side the effect is on
-                extra["undecided"] = (f"{k} of {len(values)} seeds meet the bound; with seeds on both sides a "
-                                      f"verdict needs at least {STRADDLE_SEEDS} seeds")
+            why = undecided_reason(expected, values, rule, k)
+            if self.profile in STRICT_PROFILES and kind == "paper" and why:
+                holds = False  # the seeds cannot tell which side of the bound the effect is on
+                extra["undecided"] = why
         else:
             shown = _plain(measured)
             holds, margin, extra = expected.holds(shown), expected.margin(shown), {}

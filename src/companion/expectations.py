@@ -161,6 +161,47 @@ def _median(values: list) -> Any:
     return float(np.median(values))
 
 
+#: seeds a claim needs at cpu and paper; and when its seeds fall on both sides of the bound
+MIN_SEEDS = 3
+STRADDLE_SEEDS = 5
+
+
+def median_interval(values: list, level: float = 0.95) -> tuple[float, float]:
+    """Distribution-free interval for the median of ``values``: the order statistics x₍ₖ₎, x₍ₙ₋ₖ₊₁₎ with k
+    the largest rank whose binomial(n, ½) tail P(B < k) is at most (1 − level)/2 (at least 1, so for n < 6
+    the interval is the range; coverage 1 − 2·P(B < k) ≥ ``level`` once n ≥ 6). NaN when a value is not
+    observed or not a number."""
+    from math import comb
+
+    if not values or not all(observed(v) and _num(v) for v in values):
+        return float("nan"), float("nan")
+    x, n = sorted(float(v) for v in values), len(values)
+    tail = [sum(comb(n, i) for i in range(k)) / 2 ** n for k in range(1, n // 2 + 2)]  # P(B < k), k = 1, 2, …
+    k = max([k for k, t in enumerate(tail, start=1) if t <= (1 - level) / 2], default=1)
+    return x[k - 1], x[n - k]
+
+
+def undecided_reason(expected: Expectation, values: list, rule: Rule, k: int) -> str | None:
+    """Why per-seed ``values`` (``k`` of them meeting ``expected``) cannot decide a claim at cpu or paper,
+    or None when they can:
+
+    - fewer than :data:`STRADDLE_SEEDS` seeds with seeds on both sides of the bound; or
+    - under :data:`MEDIAN`, the 95% interval of the median (:func:`median_interval`) reaches across the
+      bound: the median's verdict then rests on which draws happened to be taken.
+    """
+    n = len(values)
+    if 0 < k < n < STRADDLE_SEEDS:
+        return (f"{k} of {n} seeds meet the bound; with seeds on both sides a verdict needs at least "
+                f"{STRADDLE_SEEDS} seeds")
+    if rule.name == "median" and 0 < k < n:
+        lo, hi = median_interval(values)
+        med = _median(values)
+        if observed(med) and lo == lo and len({expected.holds(lo), expected.holds(med), expected.holds(hi)}) > 1:
+            return (f"{k} of {n} seeds meet the bound, and the 95% interval of the median ({lo:.3g} to {hi:.3g}) "
+                    f"reaches across it: more seeds are needed to decide")
+    return None
+
+
 def decide(expected: Expectation, values: list, rule: Rule) -> tuple[bool, Any, int, float | None]:
     """(holds, the value shown, seeds that hold, margin) for per-seed ``values`` under ``rule``.
 

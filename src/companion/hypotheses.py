@@ -25,7 +25,6 @@ from companion.claims import (
     ALL_SEEDS,
     HYPOTHESIS_VERDICTS,  # noqa: F401  (re-exported for the report)
     MIN_SEEDS,
-    STRADDLE_SEEDS,
     STRICT_PROFILES,
     Claim,
     Prediction,
@@ -35,6 +34,7 @@ from companion.claims import (
     _plain,
     badge,
     decide,
+    undecided_reason,
 )
 
 #: the four explanations, in the order the verdict table lists them
@@ -60,9 +60,8 @@ def decide_hypothesis(chapter: str, profile: str, id: str, *, ref: str, setting:
         extra = dict(per_seed=values, rule=str(rule), seeds_held=k)
         if profile in STRICT_PROFILES and len(values) < MIN_SEEDS:
             undecided = f"{len(values)} seed(s); a hypothesis from trained runs needs at least {MIN_SEEDS}"
-        elif profile in STRICT_PROFILES and 0 < k < len(values) < STRADDLE_SEEDS:
-            undecided = (f"{k} of {len(values)} seeds meet the bound; with seeds on both sides a verdict needs "
-                         f"at least {STRADDLE_SEEDS} seeds")
+        elif profile in STRICT_PROFILES:
+            undecided = undecided_reason(expected, values, rule, k)
     else:
         shown = _plain(measured)
         holds, margin = expected.holds(shown), expected.margin(shown)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from companion.events import NOT_OBSERVED, observed
+from companion.expectations import median_interval  # noqa: F401  (re-exported: the chapter reads it here)
 from companion.theory import linear_estimators as theory
 
 LOW_LAM = 0.8  # Fig. 1: λ ≤ LOW_LAM is "low λ" (finite-size scatter of the lowest eigenvalues above it)
@@ -177,18 +178,6 @@ def draws_to_decide_median(values: list, target: float, tol: float) -> float:
     x = np.array([v for v in values if observed(v)], float)
     gap = abs(tol * abs(target) - abs(np.median(x) - target)) if len(x) > 1 else 0.0
     return float(np.ceil(np.pi / 2 * np.var(x, ddof=1) / (gap / 2) ** 2)) if gap > 1e-9 else float("inf")
-
-
-def median_interval(values: list, level: float = 0.95) -> tuple[float, float]:
-    """Distribution-free interval for the median of ``values`` (order statistics x₍ₖ₎, x₍ₙ₋ₖ₊₁₎ with k
-    from the binomial(n, ½) quantile, coverage ≥ ``level`` once n ≥ 9); NaN for values not observed."""
-    from scipy import stats
-
-    x = np.sort(np.array([v if observed(v) else np.nan for v in values], float))
-    if not np.all(np.isfinite(x)):
-        return float("nan"), float("nan")
-    k = max(int(stats.binom.ppf((1 - level) / 2, len(x), 0.5)), 1)
-    return float(x[k - 1]), float(x[len(x) - k])
 
 
 def worst_signed(ratios: list):
