@@ -139,12 +139,41 @@ def test_seeds_on_both_sides_of_the_bound_need_five_seeds_at_strict_profiles(tmp
     three = c.claim("three", per_seed=[0.57, 1.69, 0.43], **straddle)
     assert three.verdict == "failed" and "at least 5 seeds" in three.undecided and three.seeds == "2/3"
     assert "at least 5 seeds" in markdown_table([three])
-    five = c.claim("five", per_seed=[0.57, 1.69, 0.43, 0.5, 0.6], **straddle)
-    assert five.verdict == "held" and five.undecided is None
+    five = c.claim("five", per_seed=[0.57, 1.69, 0.43, 0.5, 0.6], **straddle)  # the median's interval: the range
+    assert five.verdict == "failed" and "95% interval of the median (0.43 to 1.69)" in five.undecided
+    twelve = [0.4, 0.45, 0.5, 0.5, 0.55, 0.6, 0.6, 0.62, 0.65, 0.66, 0.68, 1.69]  # ranks 3 and 10: 0.5 to 0.66
+    assert c.claim("twelve", per_seed=twelve, **straddle).verdict == "held"
     same_side = c.claim("same_side", per_seed=[0.5, 0.6, 0.4], **straddle)
     assert same_side.verdict == "held" and same_side.undecided is None
     dev = c.claim("dev", per_seed=[0.57, 1.69, 0.43], known_deviation="a reduced profile", **straddle)
     assert dev.verdict == "known-deviation"
+
+
+def test_a_median_is_decided_only_when_its_interval_clears_the_bound(tmp_path):
+    """16 draws whose median (0.90) is inside ±15% of 1 but whose 95% interval (ranks 4 and 13: 0.849 to 1.09)
+    reaches across 0.85: undecided; the same draws shifted up by 0.05 clear it."""
+    draws = [0.745, 0.803, 0.849, 0.849, 0.859, 0.878, 0.881, 0.886, 0.913, 0.931, 1.053, 1.091, 1.092, 1.109,
+             1.324, 1.541]
+    kw = dict(ref="Fig. 1", quantity="Δt ratio", expected=within(1.0, 0.15), rule=MEDIAN, quote=QUOTE, basis=BASIS)
+    c = Claims("demo", "cpu", directory=tmp_path)
+    r = c.claim("dt", per_seed=draws, **kw)
+    assert r.verdict == "failed" and "0.849 to 1.09" in r.undecided
+    assert c.claim("dt_up", per_seed=[d + 0.05 for d in draws], **kw).verdict == "held"
+    assert Claims("demo", "smoke", directory=tmp_path).claim("s", per_seed=draws, **kw).verdict == "held"
+
+
+def test_the_median_interval_covers_the_median_at_its_level():
+    """Coverage by simulation (an independent route to the binomial order statistics): uniform draws,
+    true median ½; the interval must contain it in at least 95% of 4000 samples for n = 6 … 40."""
+    import numpy as np
+
+    from companion.expectations import median_interval
+
+    rng = np.random.default_rng(0)
+    for n in (6, 9, 16, 25, 40):
+        hits = [lo <= 0.5 <= hi for lo, hi in (median_interval(list(rng.random(n))) for _ in range(4000))]
+        assert np.mean(hits) >= 0.94, n  # ≥ 0.95 up to the Monte-Carlo error (sd 0.0035)
+    assert median_interval([1.0, 2.0, 3.0, 4.0, 5.0]) == (1.0, 5.0)  # n < 6: the range (coverage 15/16)
 
 
 def test_strict_profiles_need_quote_basis_and_three_seeds(tmp_path):

@@ -26,7 +26,9 @@ each number once, with keywords: ``ref`` (the paper item), ``quantity`` (what is
 words it tests) and ``basis`` (``"paper"`` when the number is the paper's, else a one-line
 argument for the bound — never where the measurements fell); at the cpu and paper profiles a
 claim without them is an error, and a per-seed claim needs at least 3 seeds — 5 when its seeds fall
-on both sides of the bound (with fewer it fails, saying so: ``undecided``). An event that did
+on both sides of the bound (with fewer it fails, saying so: ``undecided``); under :data:`MEDIAN` the
+median's 95% order-statistics interval must also clear the bound, or the claim is ``undecided``
+(:func:`~companion.expectations.undecided_reason`). An event that did
 not happen is :data:`~companion.events.NOT_OBSERVED` and fails every expectation except
 :func:`never`. A check that holds by construction (an identity, arithmetic on the paper's
 numbers, theory against its own limit) is ``kind="consistency"``: computed and shown, but

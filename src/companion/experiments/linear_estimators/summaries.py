@@ -127,6 +127,9 @@ class Fig1SeedsSummary:
     dt_ratio_mean: dict  # λ -> ε -> seed-mean Δt_sim / Δt_exact
     dt_ratio_interval: dict  # λ -> 95% interval of the median of dt_ratio (order statistics)
     dt_draws_to_decide: dict  # λ -> draws whose median's 95% interval (±2 se) would clear the DT_TOL bound
+    lam_hi: float  # the largest λ of the curves (> 1: the generalisation plateau)
+    plateau_per_seed: list  # per seed: late generalisation loss at lam_hi (the paper's ε)
+    plateau_theory: float  # 1 − 1/λ (Eq. 8 at t → ∞)
 
 
 LOSS_TOL = 0.05  # Figs. 1, 2: losses agree when within 0.05 decades (12%)
@@ -159,12 +162,16 @@ def fig1_seeds(res: dict) -> Fig1SeedsSummary:
         dt_ratio[lam] = [worst_signed([per[e][s] for e in per]) for s in range(n)]
         med[lam] = {e: float(np.median(v)) for e, v in per.items()}
         mean[lam] = {e: float(np.mean(v)) for e, v in per.items()}
+    lam_hi = max(res["curves"])
+    late_gen = res["curves"][lam_hi][eps[0]]["sim"]["test_loss"][:, -1]
     return Fig1SeedsSummary(lams=sorted(res["curves"]), eps=eps, floor=floor, loss_dev=loss_dev,
                             loss_dev_mean=loss_mean, acc_dev=acc_dev, acc_dev_mean=acc_mean, late_t=late,
                             dt_ratio=dt_ratio, dt_ratio_median=med, dt_ratio_mean=mean,
                             dt_ratio_interval={lam: median_interval(v) for lam, v in dt_ratio.items()},
                             dt_draws_to_decide={lam: draws_to_decide_median(v, 1.0, DT_TOL)
-                                                for lam, v in dt_ratio.items()})
+                                                for lam, v in dt_ratio.items()},
+                            lam_hi=float(lam_hi), plateau_theory=1 - 1 / lam_hi,
+                            plateau_per_seed=[float(v) for v in late_gen])
 
 
 def draws_for_error(values, se: float) -> int:
