@@ -124,7 +124,34 @@ def med_levels(hist: dict) -> dict:
 
 
 # ------------------------------------------------------------------------------- per figure
-MEASURES = ("med", "wnorm2", "gini")
+MEASURES = ("med", "wnorm2", "gini", "class_spread")  # class_spread: Thm 3.5, on the runs that log it
+
+
+def rank_r(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's rank correlation (Pearson r of the ranks; ties broken by order); nan with < 3 points."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(np.corrcoef(np.argsort(np.argsort(x)), np.argsort(np.argsort(y)))[0, 1])
+
+
+def class_consistency(hists: list) -> dict | None:
+    """Thm 3.5 per seed, from memorisation (train accuracy 0.99) to the end: the rank correlation of
+    the class spread of the pair's representation (:func:`~companion.measures.embedding.pair_class_spread`,
+    all p² pairs) with test accuracy (App. B.3: the δ_r shrink as the mastered set grows), and the
+    spread at memorisation and at the end. None where the runs do not log it (e.g. kept runs that predate it)."""
+    if not all("class_spread" in h for h in hists):
+        return None
+    out: dict = {"rho_acc": [], "at_fit": [], "end": [], "end_over_fit": []}
+    for h in hists:
+        t0 = fit_step(h)
+        m = h["step"] >= (float(t0) if observed(t0) else h["step"][-1])
+        at_fit = float(h["class_spread"][m][0])
+        out["rho_acc"].append(rank_r(h["class_spread"][m], h["test_acc"][m]))
+        out["at_fit"].append(at_fit)
+        out["end"].append(float(h["class_spread"][-1]))
+        out["end_over_fit"].append(float(h["class_spread"][-1]) / at_fit)
+    return out
 
 
 def med_tracking(hists: list) -> dict:
