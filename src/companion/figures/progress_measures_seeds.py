@@ -94,7 +94,9 @@ def image_seeds_table(t: dict):
     """Fig. 7 per seed."""
     rows = [(k, _seeds(v)) for k, v in (("best train acc", t["best_train"]),
                                         ("median test acc, second half", t["plateau"]),
-                                        ("final test acc", t["final_test"]), ("largest-class rate", t["chance"]))]
+                                        ("final test acc", t["final_test"]), ("largest-class rate", t["chance"]),
+                                        ("best test acc", t["best_test"]),
+                                        ("jump (first epoch with test acc ≥ 0.95)", t["jump"]))]
     return Markdown(md_table(["", "per seed"], rows))
 
 

@@ -47,6 +47,10 @@ NOTATION = [  # Table 2 (App. A)
     ("ε_i", "the acceptable error distance of the model"), ("‖·‖", "operator norm"), ("‖·‖_F", "Frobenius norm"),
     ("W", "the weight-decay term"), ("E", "the critical value of weight decay"),
     ("Ω", "the set of parameters with W < E"), ("P(·)", "probability"), ("α, frac", "training-set ratio"),
+    ("prop", "the share of the data set the training set covers within a given Manhattan distance"),
+    ("E[·]", "mathematical expectation"), ("R, R_r", "the set of labels"),
+    ("θ_r", "the value corresponding to the label r"), ("Ω_r", "the set corresponding to the label r"),
+    ("𝟏_{Ω_r}", "the characteristic function of the set Ω_r"), ("Conv(A)", "the convex hull of the set A"),
 ]
 
 
