@@ -32,6 +32,7 @@ from .runs import (
     setup_run,
 )
 from .seeded import (
+    PLATEAU_GAIN,
     class_consistency,
     commutativity_seeds,
     depth_seeds,
@@ -111,7 +112,8 @@ def run_all(profile: str, device: str, seed: int = 0) -> None:
 
 
 __all__ = [
-    "COMMUTATIVE", "CONFIGS", "Commutativity", "Coverage", "Depth", "Holes", "IMAGE_SEEDS", "ImageRun", "NOTATION",
+    "COMMUTATIVE", "CONFIGS", "PLATEAU_GAIN", "Commutativity", "Coverage", "Depth", "Holes", "IMAGE_SEEDS",
+    "ImageRun", "NOTATION",
     "ODE", "Operations", "PAPER_IMAGES", "PAPER_TABLE1", "PAPER_TRAIN", "Primes", "Run", "Structured", "TITLE",
     "Widths", "batch_signature", "batch_tasks", "benchmark_result", "class_consistency", "commutativity_runs",
     "commutativity_seeded",

@@ -25,6 +25,7 @@ from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
 from .runs import batch_signature, modular_run, modular_runs
 
 TRAIN_FIT = 0.99  # train accuracy taken as "memorised"
+PLATEAU_GAIN = 0.02  # Table 1's plateau criterion: at most this test accuracy gained over the last quarter of a run
 GROKKED = 0.95  # accuracy taken as "grokked"
 
 
@@ -193,9 +194,10 @@ def holes_seeds(holes: dict) -> dict:
     u = {k: [float(h["test_acc"].max()) for h in hs] for k, hs in holes.items()}
     u_out = {k: [float(h["acc_mirror_out"].max()) for h in hs] for k, hs in holes.items() if "acc_mirror_out" in hs[0]}
     final = {k: [float(h["test_acc"][-1]) for h in hs] for k, hs in holes.items()}
-    # still rising at the end: the last quarter of the run gained > 0.02 (not converged)
+    # still rising at the end: the last quarter of the run gained > PLATEAU_GAIN (not converged)
     rising = {k: [float(h["test_acc"][-1] - np.interp(0.75 * h["step"][-1], h["step"], h["test_acc"])) for h in hs]
               for k, hs in holes.items()}
+    max_gain = [float(max(g)) for g in zip(*rising.values())]  # per seed, over the holes
     share = {k: (hs[0].get("mirror_in_share", float("nan")), hs[0].get("hole_mirror_in_share", float("nan")))
              for k, hs in holes.items()}
     falls = {}
@@ -206,7 +208,8 @@ def holes_seeds(holes: dict) -> dict:
     big = max((k for k in holes if k[0] == "square"), default=None)
     hole_minus_rest = ([float(h["acc_hole"].max() - h["acc_rest"].max()) for h in holes[big]]
                        if big is not None and "acc_hole" in holes[big][0] else None)
-    return {"u": u, "u_out": u_out, "final": final, "rising": rising, "share": share, "falls": falls,
+    return {"u": u, "u_out": u_out, "final": final, "rising": rising, "max_gain": max_gain, "share": share,
+            "falls": falls,
             "largest_square": big, "hole_minus_rest": hole_minus_rest}
 
 
