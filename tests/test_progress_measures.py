@@ -262,3 +262,31 @@ def test_figure_summaries_on_synthetic_histories():
     o = ex.ode_summary({"V": np.array([[1.0, 0.5, 0.6]]), "traj": np.array([[[0.1, 0.1, 0.1], [2.0, 0.5, 1.0]]])})
     assert o.largest_V_increase == pytest.approx(0.1) and o.largest_xwu_error == pytest.approx(0.0)
     assert o.median_distance_to_one == pytest.approx(math.sqrt(1.25)) and o.largest_final_coordinate == 2.0
+
+
+def test_thm35_class_spread_by_the_law_of_total_variance():
+    """class_spread = within-class / total sum of squares: checked against 1 − between/total computed
+    class by class in numpy (total = within + between), and at its two ends (0 for rows on their class
+    centroid, 1 for W_E[i] + W_E[j] over all pairs of f = i + j, which every embedding gives)."""
+    g = torch.Generator().manual_seed(3)
+    h = torch.randn(60, 5, generator=g, dtype=torch.float64)
+    lab = torch.randint(0, 4, (60,), generator=g)
+    H, L = h.numpy(), lab.numpy()
+    mean = H.mean(0)
+    between = sum((L == c).sum() * ((H[L == c].mean(0) - mean) ** 2).sum() for c in np.unique(L))
+    assert me.class_spread(h, lab) == pytest.approx(1 - between / ((H - mean) ** 2).sum(), rel=1e-12)
+    centroids = torch.randn(4, 5, generator=g, dtype=torch.float64)
+    assert me.class_spread(centroids[lab], lab) == pytest.approx(0.0, abs=1e-12)
+    p = 7
+    W = torch.randn(p + 1, 6, generator=g, dtype=torch.float64)
+    a, b = torch.arange(p).repeat_interleave(p), torch.arange(p).repeat(p)
+    assert me.class_spread(W[a] + W[b], (a + b) % p) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_thm35_pair_representation_is_what_the_unembedding_reads():
+    """φ̄(cls) times W_U is the model's logits (the representation Lemma 3.2 and App. B.3 speak of)."""
+    m = gu_transformer(gu_config(11, d_model=16), 0)
+    d = modular_split(11, "add", 0, "random", 0, 0.5, 0)
+    assert torch.allclose(me.pair_representation(m, d.test_x) @ m.W_U, m(d.test_x), atol=1e-5)
+    assert me.pair_class_spread(m, d.test_x, d.test_y) == pytest.approx(
+        me.class_spread(me.pair_representation(m, d.test_x), d.test_y))

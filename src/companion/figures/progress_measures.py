@@ -165,7 +165,8 @@ def measure_comparison(h: dict, win):
     fig, axes = subplots(1, 1, width=7.5, height=3.6)
     ax = axes[0, 0]
     keys = [("test_loss", "test loss", TEST), ("med", "MED", "k"), ("wnorm2", "weight norm² W(θ)", "#2ca02c"),
-            ("gini", "Fourier Gini of W_E", "#9467bd"), ("restricted", "restricted loss", "#ff7f0e"),
+            ("gini", "Fourier Gini of W_E", "#9467bd"), ("class_spread", "class spread (Thm 3.5)", "#d62728"),
+            ("restricted", "restricted loss", "#ff7f0e"),
             ("excluded", "excluded loss", "#8c564b")]
     for key, label, c in keys:
         if key in h:

@@ -35,11 +35,16 @@ def mirror_table(runs: dict, label: str = "run"):
                               "max acc mirror-untrained", "onset (untrained ≥ 0.95)"], rows))
 
 
+MEASURES_SHOWN = ("med", "wnorm2", "gini")  # always; the class spread only where the runs log it
+
+
 def med_table(t: dict):
     """Fig. 5's thesis test: each measure's tracking of the test loss (Pearson r; −r for the Gini),
     per seed, in the window (memorisation to onset) and over the whole run; MED's level."""
-    names = {"med": "MED", "wnorm2": "W(θ) = Σ‖θ‖²", "gini": "Fourier Gini of W_E (−r)"}
-    rows = [(names[k], _seeds(t[f"{k}_window"]), _seeds(t[f"{k}_full"])) for k in names]
+    names = {"med": "MED", "wnorm2": "W(θ) = Σ‖θ‖²", "gini": "Fourier Gini of W_E (−r)",
+             "class_spread": "class spread of the pair's representation (Thm 3.5)"}
+    rows = [(names[k], _seeds(t[f"{k}_window"]), _seeds(t[f"{k}_full"])) for k in names
+            if k in MEASURES_SHOWN or not all(np.isnan(t[f"{k}_full"]))]
     rows += [("MED − best baseline", _seeds(t["margin_window"]), _seeds(t["margin_full"])),
              ("MED end / start", "", _seeds(t["end_over_start"])),
              ("share of MED's memorisation rise given back", "", _seeds(t["recovered"])),
@@ -89,5 +94,17 @@ def image_seeds_table(t: dict):
     """Fig. 7 per seed."""
     rows = [(k, _seeds(v)) for k, v in (("best train acc", t["best_train"]),
                                         ("median test acc, second half", t["plateau"]),
-                                        ("final test acc", t["final_test"]), ("largest-class rate", t["chance"]))]
+                                        ("final test acc", t["final_test"]), ("largest-class rate", t["chance"]),
+                                        ("best test acc", t["best_test"]),
+                                        ("jump (first epoch with test acc ≥ 0.95)", t["jump"]))]
     return Markdown(md_table(["", "per seed"], rows))
+
+
+def class_spread_table(c: dict):
+    """Thm 3.5 per seed: the class spread of the pair's representation at memorisation and at the
+    end, and its rank correlation with test accuracy from memorisation to the end."""
+    rows = [("class spread at memorisation (train acc 0.99)", _seeds(c["at_fit"])),
+            ("class spread at the end", _seeds(c["end"])),
+            ("end / memorisation", _seeds(c["end_over_fit"])),
+            ("rank correlation with test accuracy, memorisation to end", _seeds(c["rho_acc"]))]
+    return Markdown(md_table(["Thm 3.5, all p² pairs", "per seed"], rows))

@@ -15,6 +15,8 @@ cancels in differences).
 * :func:`fourier_energy`, :func:`gini`, :func:`fourier_gini`, :func:`topk_fraction` —
   Fourier sparsity of the embedding (Nanda et al. §5).
 * :func:`restricted_excluded_loss` — Nanda et al.'s restricted and excluded losses (§5.1).
+* :func:`class_spread`, :func:`pair_representation`, :func:`pair_class_spread` — Thm 3.5's class
+  consistency ‖φ(i) + φ(j) − k_r‖ < δ_r, read on the representation of the pair at the last position.
 """
 
 from __future__ import annotations
@@ -181,3 +183,46 @@ def restricted_excluded_loss(model, p: int, train_mask: torch.Tensor, n_freq: in
     m = train_mask.to(tokens.device)
     e = F.cross_entropy(excluded[m], y[m]).item()
     return r, e
+
+
+def class_spread(h: torch.Tensor, labels: torch.Tensor) -> float:
+    """Thm 3.5's class consistency as one number: Σ ‖h(i,j) − k_r(i,j)‖² / Σ ‖h(i,j) − h̄‖² over the rows.
+
+    Gu et al., Thm 3.5: if the model has mastered A × B / ∼, there are vectors k_r and radii δ_r with
+    ‖φ(i) + φ(j) − k_r(i,j)‖ < δ_r(i,j) for every pair of A × B; by App. B.3 the δ_r shrink as A × B
+    grows, and Remark 3.6 gives Liu et al.'s form (pairs of one class close, of different classes not).
+    Here k_r is the centroid of the rows of class r (the choice of k_r that makes Σ δ_r² smallest) and
+    the squared distances to it are summed and divided by the total sum of squares around the grand
+    mean: the within-class share of the variance, 1 − η². 0: every class collapsed onto its k_r;
+    1: the class explains nothing (as for any row order that ignores the label). Float64.
+
+    ``h``: (n, d) one representation per pair; ``labels``: (n,) the class r(i, j) of each pair.
+    """
+    h = h.detach().double()
+    lab = labels.to(h.device).long()
+    n_cls = int(lab.max()) + 1
+    counts = torch.bincount(lab, minlength=n_cls).clamp(min=1).to(h.dtype)
+    centroid = torch.zeros(n_cls, h.shape[1], dtype=h.dtype, device=h.device).index_add_(0, lab, h) / counts[:, None]
+    total = float(((h - h.mean(0)) ** 2).sum())
+    return float(((h - centroid[lab]) ** 2).sum()) / total if total > 0 else float("nan")
+
+
+@torch.no_grad()
+def pair_representation(model, tokens: torch.Tensor) -> torch.Tensor:
+    """φ̄(cls) of Gu et al. (Lemma 3.2, App. B.3) for a one-layer shared Transformer: the residual
+    stream at the last position after attention and MLP, before the unembedding (B × d). App. B.3
+    writes it as r′∘l′(φ(i)) + r″∘l″(φ(j)) + a constant, the sum of what each operand contributes:
+    Thm 3.5's φ(i) + φ(j) "in the deeper layers". Its product with W_U is the model's logits."""
+    resid, N = mlp_internals(model, tokens)
+    blk = model.blocks[0]
+    return resid + N @ blk.W_out + blk.b_out
+
+
+@torch.no_grad()
+def pair_class_spread(model, tokens: torch.Tensor, labels: torch.Tensor) -> float:
+    """:func:`class_spread` of :func:`pair_representation` over the pairs ``tokens`` with classes ``labels``.
+
+    On the token embeddings themselves (h = W_E[i] + W_E[j]) over all p² pairs of f = i + j the
+    spread is exactly 1 for every embedding: each token appears once in every class, so every k_r is
+    2φ̄. The pair's representation at the last position is what Thm 3.5 constrains (App. B.3)."""
+    return class_spread(pair_representation(model, tokens), labels)

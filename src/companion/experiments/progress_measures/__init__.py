@@ -32,6 +32,8 @@ from .runs import (
     setup_run,
 )
 from .seeded import (
+    PLATEAU_GAIN,
+    class_consistency,
     commutativity_seeds,
     depth_seeds,
     downward_steps,
@@ -110,9 +112,11 @@ def run_all(profile: str, device: str, seed: int = 0) -> None:
 
 
 __all__ = [
-    "COMMUTATIVE", "CONFIGS", "Commutativity", "Coverage", "Depth", "Holes", "IMAGE_SEEDS", "ImageRun", "NOTATION",
+    "COMMUTATIVE", "CONFIGS", "PLATEAU_GAIN", "Commutativity", "Coverage", "Depth", "Holes", "IMAGE_SEEDS",
+    "ImageRun", "NOTATION",
     "ODE", "Operations", "PAPER_IMAGES", "PAPER_TABLE1", "PAPER_TRAIN", "Primes", "Run", "Structured", "TITLE",
-    "Widths", "batch_signature", "batch_tasks", "benchmark_result", "commutativity_runs", "commutativity_seeded",
+    "Widths", "batch_signature", "batch_tasks", "benchmark_result", "class_consistency", "commutativity_runs",
+    "commutativity_seeded",
     "commutativity_seeds", "commutativity_summary", "config", "configs", "coverage_run", "coverage_summary",
     "dataset_overview", "departures_table", "depth_runs", "depth_seeded", "depth_seeds", "depth_summary",
     "downward_steps", "eval_grid", "first_seed", "fluctuation", "full_r", "grok_step", "hole_runs", "holes_seeded",

@@ -101,9 +101,16 @@ def image_seeded(cfg: ImageRun, seeds: tuple, device: str = "cpu") -> list[dict]
 
 def image_seeds(hists: list[dict]) -> dict:
     """Fig. 7 per seed: best train accuracy, test accuracy over the second half of the run (the
-    paper's plateau, 0.3–0.4, sits there), its final value, and the largest-class rate."""
+    paper's plateau, 0.3–0.4, sits there), its final value, the largest-class rate, the best test
+    accuracy, the jump (first evaluated epoch with test accuracy ≥ 0.95; ``NOT_OBSERVED`` if none)
+    and the run's length in epochs."""
+    from companion.events import first_crossing
+
     mid = [h["test_acc"][np.asarray(h["test_epoch"]) >= h["test_epoch"][-1] / 2] for h in hists]
-    return {"best_train": [float(h["train_acc"].max()) for h in hists],
+    return {"jump": [first_crossing(np.asarray(h["test_epoch"]), h["test_acc"], 0.95) for h in hists],
+            "best_test": [float(h["test_acc"].max()) for h in hists],
+            "epochs": [int(h["epoch"][-1]) for h in hists],
+            "best_train": [float(h["train_acc"].max()) for h in hists],
             "plateau": [float(np.median(m)) for m in mid],
             "final_test": [float(h["test_acc"][-1]) for h in hists],
             "chance": [float(h["chance"]) for h in hists]}

@@ -25,6 +25,7 @@ from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
 from .runs import batch_signature, modular_run, modular_runs
 
 TRAIN_FIT = 0.99  # train accuracy taken as "memorised"
+PLATEAU_GAIN = 0.02  # Table 1's plateau criterion: at most this test accuracy gained over the last quarter of a run
 GROKKED = 0.95  # accuracy taken as "grokked"
 
 
@@ -124,7 +125,34 @@ def med_levels(hist: dict) -> dict:
 
 
 # ------------------------------------------------------------------------------- per figure
-MEASURES = ("med", "wnorm2", "gini")
+MEASURES = ("med", "wnorm2", "gini", "class_spread")  # class_spread: Thm 3.5, on the runs that log it
+
+
+def rank_r(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's rank correlation (Pearson r of the ranks; ties broken by order); nan with < 3 points."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(np.corrcoef(np.argsort(np.argsort(x)), np.argsort(np.argsort(y)))[0, 1])
+
+
+def class_consistency(hists: list) -> dict | None:
+    """Thm 3.5 per seed, from memorisation (train accuracy 0.99) to the end: the rank correlation of
+    the class spread of the pair's representation (:func:`~companion.measures.embedding.pair_class_spread`,
+    all p² pairs) with test accuracy (App. B.3: the δ_r shrink as the mastered set grows), and the
+    spread at memorisation and at the end. None where the runs do not log it (e.g. kept runs that predate it)."""
+    if not all("class_spread" in h for h in hists):
+        return None
+    out: dict = {"rho_acc": [], "at_fit": [], "end": [], "end_over_fit": []}
+    for h in hists:
+        t0 = fit_step(h)
+        m = h["step"] >= (float(t0) if observed(t0) else h["step"][-1])
+        at_fit = float(h["class_spread"][m][0])
+        out["rho_acc"].append(rank_r(h["class_spread"][m], h["test_acc"][m]))
+        out["at_fit"].append(at_fit)
+        out["end"].append(float(h["class_spread"][-1]))
+        out["end_over_fit"].append(float(h["class_spread"][-1]) / at_fit)
+    return out
 
 
 def med_tracking(hists: list) -> dict:
@@ -166,9 +194,10 @@ def holes_seeds(holes: dict) -> dict:
     u = {k: [float(h["test_acc"].max()) for h in hs] for k, hs in holes.items()}
     u_out = {k: [float(h["acc_mirror_out"].max()) for h in hs] for k, hs in holes.items() if "acc_mirror_out" in hs[0]}
     final = {k: [float(h["test_acc"][-1]) for h in hs] for k, hs in holes.items()}
-    # still rising at the end: the last quarter of the run gained > 0.02 (not converged)
+    # still rising at the end: the last quarter of the run gained > PLATEAU_GAIN (not converged)
     rising = {k: [float(h["test_acc"][-1] - np.interp(0.75 * h["step"][-1], h["step"], h["test_acc"])) for h in hs]
               for k, hs in holes.items()}
+    max_gain = [float(max(g)) for g in zip(*rising.values())]  # per seed, over the holes
     share = {k: (hs[0].get("mirror_in_share", float("nan")), hs[0].get("hole_mirror_in_share", float("nan")))
              for k, hs in holes.items()}
     falls = {}
@@ -179,7 +208,8 @@ def holes_seeds(holes: dict) -> dict:
     big = max((k for k in holes if k[0] == "square"), default=None)
     hole_minus_rest = ([float(h["acc_hole"].max() - h["acc_rest"].max()) for h in holes[big]]
                        if big is not None and "acc_hole" in holes[big][0] else None)
-    return {"u": u, "u_out": u_out, "final": final, "rising": rising, "share": share, "falls": falls,
+    return {"u": u, "u_out": u_out, "final": final, "rising": rising, "max_gain": max_gain, "share": share,
+            "falls": falls,
             "largest_square": big, "hole_minus_rest": hole_minus_rest}
 
 

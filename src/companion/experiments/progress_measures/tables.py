@@ -47,17 +47,22 @@ NOTATION = [  # Table 2 (App. A)
     ("ε_i", "the acceptable error distance of the model"), ("‖·‖", "operator norm"), ("‖·‖_F", "Frobenius norm"),
     ("W", "the weight-decay term"), ("E", "the critical value of weight decay"),
     ("Ω", "the set of parameters with W < E"), ("P(·)", "probability"), ("α, frac", "training-set ratio"),
+    ("prop", "the share of the data set the training set covers within a given Manhattan distance"),
+    ("E[·]", "mathematical expectation"), ("R, R_r", "the set of labels"),
+    ("θ_r", "the value corresponding to the label r"), ("Ω_r", "the set corresponding to the label r"),
+    ("𝟏_{Ω_r}", "the characteristic function of the set Ω_r"), ("Conv(A)", "the convex hull of the set A"),
 ]
 
 
 def benchmark_result():
     """The measured rows of ``benchmarks/progress_measures_step.py`` (its JSON files: the CPU and,
-    where one was measured, a GPU), or a note; and the GPU's K-seed ensemble rows."""
+    where one was measured, a GPU), or a note; the GPU's K-seed ensemble rows; and the split of the
+    speed-up into the training step alone and evaluating less often (CPU seconds)."""
     import json
     from pathlib import Path
 
     here = Path(__file__).resolve().parents[4] / "benchmarks"
-    rows, ensemble = [], []
+    rows, ensemble, split = [], [], []
     for f in ("progress_measures_step.json", "progress_measures_step_cuda.json"):
         if not (here / f).exists():
             continue
@@ -66,9 +71,11 @@ def benchmark_result():
         where += f" (torch {data['torch']}, {data.get('date', 'undated')})" if "torch" in data else ""
         for r in data["rows"]:
             speed = r.get("speed-up (wall)", r.get("speed-up (CPU)"))
-            rows.append({"device": where, "loop": r["loop"], "wall s/epoch": r["wall s/epoch"],
-                         "speed-up over the first row of its device": speed})
+            rows.append({"device": where, "loop": r["loop"], "CPU s/epoch": r.get("CPU s/epoch", ""),
+                         "wall s/epoch": r["wall s/epoch"], "speed-up over the first row of its device": speed})
         ensemble += [{"device": where, **r} for r in data.get("ensemble", [])]
+        split += [{"device": where, "load average": data.get("load_average", ""), "factor": k, "speed-up": v}
+                  for k, v in data.get("speed-up split", {}).items() if not isinstance(v, str)]
     if not rows:
-        return "*benchmark not run on this checkout: `python benchmarks/progress_measures_step.py`*", []
-    return rows, ensemble
+        return "*benchmark not run on this checkout: `python benchmarks/progress_measures_step.py`*", [], []
+    return rows, ensemble, split
