@@ -444,18 +444,19 @@ def test_diagnostics_run_on_cuda():
     assert clocks.crossing_step(s, torch.sigmoid((s - 50.0) / 3), 10) == 50
 
 
-def test_module_ntk_of_a_functional_fnn_member_equals_the_groktransfer_pntk():
+def test_module_ntk_of_an_fnn_member_module_equals_the_groktransfer_pntk():
     """Another route: companion.measures.pntk (autograd Jacobian of the flattened parameters) on one
-    member of a GrokTransfer FNN ensemble, wrapped as a module."""
+    member of a GrokTransfer FNN ensemble, against module_ntk of that member as a module
+    (companion.models.fnn.FNNModule, the one definition of an ensemble member as a module)."""
     from companion.measures import pntk
     from companion.models import fnn
 
     spec = fnn.FNNSpec("table", 7, 4, (8,), 7)
-    P = {k: v[1:2].detach().double() for k, v in fnn.init_params(spec, [1.0, 0.5], seed=0).items()}
+    P = {k: v.detach().double() for k, v in fnn.init_params(spec, [1.0, 0.5], seed=0).items()}
 
     def one(params, x):
         return fnn.forward(params, spec, x)[0]
 
     x = torch.tensor([[a, b] for a in range(7) for b in range(7)])[::4]
-    K = kernels.module_ntk(kernels.FunctionalModel(one, P), x, chunk=5)
-    torch.testing.assert_close(K, pntk.pntk(one, P, x))
+    K = kernels.module_ntk(fnn.FNNModule(spec, P, k=1), x, chunk=5)
+    torch.testing.assert_close(K, pntk.pntk(one, {k: v[1:2] for k, v in P.items()}, x))

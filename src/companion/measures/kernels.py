@@ -3,7 +3,6 @@
 * :func:`module_ntk` — the empirical NTK ``J(x) J(x')ᵀ`` of any module, from per-example
   Jacobians (``torch.func``: ``vmap(jacrev)`` of ``functional_call``) computed in chunks of probe
   points, so memory is ``chunk × n_params`` plus the kernel;
-* :class:`FunctionalModel` — a functional model ``forward(params, x)`` (an FNN ensemble member) as a module;
 * :func:`stratified_probe` — probe indices with about equal counts per class;
 * :func:`kernel_distance` — ``1 − cos(K, K₀)`` in the Frobenius inner product (Xu et al. Fig. 3);
 * :func:`centred_alignment` — kernel–target alignment, by default with the unbiased HSIC
@@ -105,20 +104,6 @@ def module_ntk(model: nn.Module, x: Tensor, x2: Tensor | None = None, *, output=
     if sym:
         K = torch.triu(K) + torch.triu(K, 1).T
     return K
-
-
-class FunctionalModel(nn.Module):
-    """A functional model ``forward(params, x) -> (n, k)`` (e.g. one member of
-    :func:`companion.models.fnn.forward`'s ensembles) as an ``nn.Module`` holding ``params``, so
-    that :func:`module_ntk` and :func:`linearise` apply to it. Keys must not contain dots."""
-
-    def __init__(self, forward: Callable[[dict, Tensor], Tensor], params: dict):
-        super().__init__()
-        self.fn = forward
-        self.params = nn.ParameterDict({k: nn.Parameter(v.detach().clone()) for k, v in params.items()})
-
-    def forward(self, x: Tensor) -> Tensor:
-        return self.fn(dict(self.params), x)
 
 
 def stratified_probe(y: Tensor, n: int, seed: int) -> Tensor:
