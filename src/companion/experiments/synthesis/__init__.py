@@ -4,6 +4,7 @@
 * :mod:`.settings` — each setting's modules and data, one module per seed;
 * :mod:`.experiments` — the cached runs, with every diagnostic recorded at the same steps;
 * :mod:`.predictions` — what each explanation predicts, fixed before any run;
+* :mod:`.interventions` — transfer against laziness (kernel regression with a target's K₀);
 * :mod:`.summaries` — the four clocks, Levi et al.'s forecast ratio, the pooled criteria.
 """
 
@@ -26,7 +27,8 @@ from companion.experiments.synthesis.experiments import (  # noqa: F401
     diagnostics,
     setting,
 )
-from companion.experiments.synthesis.predictions import BAND, CRITERIA, EXPLAINS, PREDICTIONS  # noqa: F401
+from companion.experiments.synthesis.interventions import LAZY_TARGETS, LazyFit, lazy_fit, lazy_fits  # noqa: F401
+from companion.experiments.synthesis.predictions import BAND, CRITERIA, EXPLAINS, LAZY, PREDICTIONS  # noqa: F401
 from companion.experiments.synthesis.summaries import (  # noqa: F401
     CLOCK_DIAGNOSTICS,
     FRACTIONS,
@@ -47,6 +49,7 @@ from companion.experiments.synthesis.tables import (  # noqa: F401
     criteria_table,
     departure_pairs,
     findings,
+    lazy_summary,
     predictions_table,
     profile_settings,
     settings_table,
@@ -59,3 +62,4 @@ PAPER_ITEMS: tuple = ()
 
 def run_all(profile: str, device: str, seed: int = 0) -> None:
     all_clock_runs(profile, device, CLOCK_SETTINGS, seed)
+    lazy_fits(profile, device, seed)

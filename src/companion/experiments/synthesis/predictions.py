@@ -58,6 +58,28 @@ PREDICTIONS = {
         at_most(0.5), "the transferred targets are no more than ×2 faster, or never generalise"),
 }
 
+#: per seed: test accuracy of kernel regression with a GrokTransfer target's initial pNTK K₀
+#: (:func:`.interventions.lazy_fit`), against the accuracy every clock is read at
+LAZY = {
+    "transfer_aligned": Prediction(
+        "Kumar et al.",
+        "the transferred embedding removes grokking by aligning the initial kernel with the task (raising "
+        "the initial alignment makes grokking vanish, App. 8, Fig. 10): the lazy model, kernel regression "
+        "with the transferred target's K₀, already reaches the accuracy the target reaches, 0.9",
+        at_least(0.9), "kernel regression with the transferred target's K₀ stays below 0.9 test accuracy"),
+    "transfer_features": Prediction(
+        "Xu et al.",
+        "the transferred target generalises in a feature-learning regime, not a kernel regime (Thm 3.2): "
+        "kernel regression with its K₀ stays below the accuracy the target reaches, 0.9",
+        less_than(0.9), "kernel regression with the transferred target's K₀ reaches 0.9 test accuracy"),
+    "scratch_misaligned": Prediction(
+        "Kumar et al.",
+        "a network groks when its initial kernel is misaligned with the task: kernel regression with the "
+        "scratch target's K₀ stays below 0.9 test accuracy",
+        less_than(0.9), "kernel regression with the scratch target's K₀ reaches 0.9 test accuracy (the "
+        "target would not need to leave its initial kernel)"),
+}
+
 #: pooled over every grokking run (not an intervention, test accuracy reaching 0.9), per diagnostic
 CRITERIA = {
     "rank": Prediction(

@@ -9,7 +9,7 @@ verdicts differ the verdict table says *definition-dependent*.
 from __future__ import annotations
 
 from companion.experiments.synthesis.configs import PAPER_OF
-from companion.experiments.synthesis.predictions import EXPLAINS, POOLED, PREDICTIONS
+from companion.experiments.synthesis.predictions import EXPLAINS, LAZY, POOLED, PREDICTIONS
 from companion.experiments.synthesis.summaries import (
     CLOCK_DIAGNOSTICS,
     FRACTIONS,
@@ -33,7 +33,13 @@ BASIS = {
             "midpoint between no and perfect monotone agreement",
     "defined": "a diagnostic that is the mechanism moves in most runs where the transition happens",
     "leads": "a cause precedes its effect: the median lead is below zero beyond seed-resampling noise",
+    "lazy": "0.9 is the accuracy at which every clock of the chapter is read and which the targets reach (their "
+            "test clock): the lazy model 'reaches the target's accuracy' when it reaches 0.9",
 }
+#: each lazy-fit prediction: (the target whose K₀ is read, where the explanation says it)
+LAZY_OF = {"transfer_aligned": ("fnn_transfer", "Kumar et al. §4, App. 8 Fig. 10"),
+           "transfer_features": ("fnn_transfer", "Xu et al. Thm 3.2"),
+           "scratch_misaligned": ("fnn_scratch", "Kumar et al. §1, §4")}
 
 
 def record_hypotheses(claims, clocks: list, settings: list[str], labels: dict[str, str]) -> None:
@@ -55,6 +61,16 @@ def record_hypotheses(claims, clocks: list, settings: list[str], labels: dict[st
         claims.hypothesis("transfer_removes_delay", ref=REFS["Xu et al."], setting=labels["fnn_transfer"],
                           quantity="t_test(transfer) / t_test(scratch)", prediction=PREDICTIONS["transfer"],
                           per_seed=transfer_ratio(clocks), basis=BASIS["transfer"])
+
+
+def record_lazy(claims, lazy: dict[str, dict], labels: dict[str, str]) -> None:
+    """Transfer against laziness (:func:`.interventions.lazy_fit`): each prediction of
+    :data:`.predictions.LAZY` on the per-seed test accuracy of kernel regression with the target's K₀."""
+    for k, (target, ref) in LAZY_OF.items():
+        if target in lazy:
+            claims.hypothesis(f"lazy_{k}", ref=ref, setting=labels[target],
+                              quantity="test accuracy of kernel regression with the target's initial pNTK K₀",
+                              prediction=LAZY[k], per_seed=lazy[target]["test_acc"], basis=BASIS["lazy"])
 
 
 def record_pooled(claims, clocks: list, label: str = "all grokking runs") -> list:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from companion.events import observed
 from companion.experiments.synthesis.configs import CLOCK_SETTINGS, PAPER, PAPER_OF, Setting
 from companion.experiments.synthesis.experiments import setting
-from companion.experiments.synthesis.predictions import CRITERIA, PREDICTIONS
+from companion.experiments.synthesis.predictions import CRITERIA, LAZY, PREDICTIONS
 
 
 def profile_settings(profile: str, seed: int = 0) -> dict[str, Setting]:
@@ -43,7 +43,9 @@ def settings_table(cfgs: dict[str, Setting], labels: dict[str, str]) -> str:
 def predictions_table() -> str:
     """Every prediction (:data:`.predictions.PREDICTIONS`, :data:`.predictions.CRITERIA`) as fixed in the library."""
     rows = ["| test | explanation | prediction | decided by | refuted if |", "|---|---|---|---|---|"]
-    for k, p in {**PREDICTIONS, **{f"pooled: {k}": v for k, v in CRITERIA.items()}}.items():
+    tests = {**PREDICTIONS, **{f"pooled: {k}": v for k, v in CRITERIA.items()},
+             **{f"lazy: {k}": v for k, v in LAZY.items()}}
+    for k, p in tests.items():
         rows.append(f"| `{k}` | {p.paper} | {_cell(p.says)} | {_cell(p.expected)} | {_cell(p.refuted_if)} |")
     return "\n".join(rows)
 
@@ -98,3 +100,16 @@ def findings(clocks: list, pooled: list, control: str = "linear") -> str:
         out.append("**Which clock moves first?** Median crossing (½ of the way) over the grokking runs: "
                    + "; ".join(leads) + ".")
     return "\n\n".join(out)
+
+
+def lazy_summary(lazy: dict[str, dict], runs: dict[str, list[dict]]) -> str:
+    """Transfer against laziness in numbers: per target, the lazy model's test accuracy (kernel
+    regression with K₀) beside the trained target's final test accuracy, per seed."""
+    out = []
+    for name, r in lazy.items():
+        final = ", ".join(_f(float(h["test_acc"][-1])) for h in runs.get(name, []))
+        out.append(f"- **{name}**: kernel regression with K₀ reaches test accuracy "
+                   f"{', '.join(_f(a) for a in r['test_acc'])} (training accuracy "
+                   f"{', '.join(_f(a) for a in r['train_acc'])}; chance {_f(r['chance'])}); the trained targets "
+                   f"end at {final or 'not run'}.")
+    return "\n".join(out)
