@@ -11,12 +11,15 @@
 from __future__ import annotations
 
 from companion.experiments.synthesis.configs import (  # noqa: F401  (the chapter's names)
+    ALL_SETTINGS,
     CLOCK_SETTINGS,
     INTERVENTIONS,
     NOT_STATED,
     PAPER,
     PAPER_OF,
     PROFILES,
+    REMOVES_GROKKING,
+    WD_SETTINGS,
     Diagnostics,
     Setting,
 )
@@ -28,7 +31,14 @@ from companion.experiments.synthesis.experiments import (  # noqa: F401
     setting,
 )
 from companion.experiments.synthesis.interventions import LAZY_TARGETS, LazyFit, lazy_fit, lazy_fits  # noqa: F401
-from companion.experiments.synthesis.predictions import BAND, CRITERIA, EXPLAINS, LAZY, PREDICTIONS  # noqa: F401
+from companion.experiments.synthesis.predictions import (  # noqa: F401
+    BAND,
+    CRITERIA,
+    EXPLAINS,
+    LAZY,
+    PREDICTIONS,
+    WEIGHT_DECAY,
+)
 from companion.experiments.synthesis.summaries import (  # noqa: F401
     CLOCK_DIAGNOSTICS,
     FRACTIONS,
@@ -40,6 +50,8 @@ from companion.experiments.synthesis.summaries import (  # noqa: F401
     criteria,
     figure_points,
     has,
+    norm_ratio,
+    paired_ratio,
     per_seed,
     run_clocks,
     transfer_ratio,
@@ -53,6 +65,7 @@ from companion.experiments.synthesis.tables import (  # noqa: F401
     predictions_table,
     profile_settings,
     settings_table,
+    weight_decay_table,
 )
 
 TITLE = "Synthesis: four explanations, every paper's runs"
@@ -61,5 +74,5 @@ PAPER_ITEMS: tuple = ()
 
 
 def run_all(profile: str, device: str, seed: int = 0) -> None:
-    all_clock_runs(profile, device, CLOCK_SETTINGS, seed)
+    all_clock_runs(profile, device, ALL_SETTINGS, seed)
     lazy_fits(profile, device, seed)
