@@ -444,18 +444,47 @@ def test_diagnostics_run_on_cuda():
     assert clocks.crossing_step(s, torch.sigmoid((s - 50.0) / 3), 10) == 50
 
 
-def test_module_ntk_of_a_functional_fnn_member_equals_the_groktransfer_pntk():
+def test_module_ntk_of_an_fnn_member_module_equals_the_groktransfer_pntk():
     """Another route: companion.measures.pntk (autograd Jacobian of the flattened parameters) on one
-    member of a GrokTransfer FNN ensemble, wrapped as a module."""
+    member of a GrokTransfer FNN ensemble, against module_ntk of that member as a module
+    (companion.models.fnn.FNNModule, the one definition of an ensemble member as a module)."""
     from companion.measures import pntk
     from companion.models import fnn
 
     spec = fnn.FNNSpec("table", 7, 4, (8,), 7)
-    P = {k: v[1:2].detach().double() for k, v in fnn.init_params(spec, [1.0, 0.5], seed=0).items()}
+    P = {k: v.detach().double() for k, v in fnn.init_params(spec, [1.0, 0.5], seed=0).items()}
 
     def one(params, x):
         return fnn.forward(params, spec, x)[0]
 
     x = torch.tensor([[a, b] for a in range(7) for b in range(7)])[::4]
-    K = kernels.module_ntk(kernels.FunctionalModel(one, P), x, chunk=5)
-    torch.testing.assert_close(K, pntk.pntk(one, P, x))
+    K = kernels.module_ntk(fnn.FNNModule(spec, P, k=1), x, chunk=5)
+    torch.testing.assert_close(K, pntk.pntk(one, {k: v[1:2] for k, v in P.items()}, x))
+
+
+@pytest.mark.parametrize("embed", ["table", "lowrank"])
+def test_fnn_ntk_in_closed_form_equals_the_autograd_kernel(embed):
+    """Two routes to one FNN member's pNTK: per-layer closed form against per-example Jacobians."""
+    from companion.models import fnn
+
+    spec = fnn.FNNSpec(embed, 7, 4, (8, 6), 7, rank=3 if embed == "lowrank" else 0)
+    A = torch.randn(1, 7, 3, generator=torch.Generator().manual_seed(1)) if embed == "lowrank" else None
+    m = fnn.FNNModule(spec, {k: v.double() for k, v in fnn.init_params(spec, [1.0], seed=0, A=A).items()})
+    pairs = torch.tensor([[a, b] for a in range(7) for b in range(7)])
+    x, x2 = pairs[::3], pairs[1::4]
+    torch.testing.assert_close(kernels.fnn_ntk(m, x, x2), kernels.module_ntk(m, x, x2))
+    torch.testing.assert_close(kernels.fnn_ntk(m, x), kernels.module_ntk(m, x))
+
+
+def test_kernel_regression_with_a_linear_kernel_is_least_squares():
+    """Another route: with K = X Xᵀ (n < d) ridgeless kernel regression is the minimum-norm
+    interpolant X_s Xᵀ(X Xᵀ)⁻¹(Y − f0) + f0s, i.e. the pseudo-inverse solution."""
+    g = torch.Generator().manual_seed(0)
+    X, Xs = torch.randn(12, 30, generator=g, dtype=torch.float64), torch.randn(5, 30, generator=g, dtype=torch.float64)
+    y = torch.randint(0, 3, (12,), generator=g)
+    f0, f0s = torch.randn(12, 3, generator=g, dtype=torch.float64), torch.randn(5, 3, generator=g, dtype=torch.float64)
+    Y = torch.nn.functional.one_hot(y, 3).double()
+    W = torch.linalg.pinv(X) @ (Y - f0)
+    got = kernels.kernel_regression(X @ X.T, Xs @ X.T, y, f0, f0s, ridge=1e-12)
+    torch.testing.assert_close(got, Xs @ W + f0s)
+    torch.testing.assert_close(kernels.kernel_regression(X @ X.T, X @ X.T, y, ridge=1e-12), Y)

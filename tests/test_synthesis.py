@@ -135,3 +135,48 @@ def test_forecast_ratio_is_infinite_when_the_test_loss_rises_at_t_tr_and_finding
     pooled = [ex.criteria([c], "kernel_distance")]
     text = ex.findings([c], pooled)
     assert "Of the 1 grokking runs" in text and "1 show a dynamical transition" in text
+
+
+def test_shifts_criterion_pairs_each_intervention_seed_with_its_base():
+    """An intervention that halves t_grok: a diagnostic that moves with it shifts the right way in
+    every pair; a flat one never does; pairs whose test clock does not move are not counted."""
+    runs = {"base": [_hist(1000)] * 3, "faster": [_hist(300)] * 3, "same": [_hist(1000)] * 3,
+            "flat": [_hist(300, moves=False)] * 3}
+    clocks = ex.all_clocks(runs, {"faster": "base", "same": "base", "flat": "base"})
+    share, n = ex.summaries.shifts(clocks, "kernel_distance", 0.5, {"faster": "base", "same": "base"})
+    assert (share, n) == (1.0, 3)
+    share, n = ex.summaries.shifts(clocks, "kernel_distance", 0.5, {"flat": "base"})
+    assert (share, n) == (0.0, 3)
+    assert not observed(ex.summaries.shifts(clocks, "kernel_distance", 0.5, {"same": "base"})[0])
+    c = ex.criteria(clocks, "kernel_distance", interventions={"faster": "base", "flat": "base"})
+    assert (c.shifts, c.n_shift_pairs, c.n_grokking) == (0.5, 6, 3)  # interventions are not grokking runs
+    pts = ex.figure_points(clocks, hollow=("flat",))
+    assert {p["setting"] for p in pts if p["hollow"]} == {"flat"}
+
+
+def _with_med(h: dict) -> dict:
+    return {**h, "med_invariant": h["alignment"] + 1}
+
+
+def test_weight_decay_and_lazy_hypotheses_are_recorded_from_their_runs(tmp_path):
+    runs = {"quadratic": [_with_med(_hist(t)) for t in (300, 1000, 3000)],
+            "quadratic_alpha_small": [_with_med(_hist(t / 2)) for t in (300, 1000, 3000)],
+            "quadratic_wd": [_with_med(_hist(t)) for t in (300, 1000, 3000)]}
+    clocks = ex.all_clocks(runs, ex.INTERVENTIONS)
+    claims = Claims("synthesis", "cpu", directory=tmp_path)
+    labels = {n: n for n in runs} | {"fnn_transfer": "transfer", "fnn_scratch": "scratch"}
+    record.record_weight_decay(claims, runs, clocks, labels)
+    lazy = {"fnn_transfer": {"test_acc": [0.03, 0.04, 0.05], "train_acc": [1.0] * 3, "chance": 1 / 113},
+            "fnn_scratch": {"test_acc": [0.0] * 3, "train_acc": [1.0] * 3, "chance": 1 / 113}}
+    record.record_lazy(claims, lazy, labels)
+    v = {c.id: c.verdict for c in claims.records}
+    assert v["wd_needed"] == "refuted"  # test accuracy reaches 0.9 without weight decay
+    assert v["wd_norm_falls"] == "supported"  # param_sq = 10 − diag falls between the clocks
+    assert v["wd_norm_grows"] == "refuted"
+    assert v["wd_speeds"] == "refuted"  # the same runs: t_test(wd)/t_test = 1
+    assert v["wd_alpha_shortens"] == "supported"
+    assert (v["lazy_transfer_aligned"], v["lazy_transfer_features"], v["lazy_scratch_misaligned"]) == (
+        "refuted", "supported", "supported")
+    assert ex.norm_ratio(runs, clocks, "quadratic")[0] < 1
+    assert "quadratic_wd" in ex.weight_decay_table(ex.profile_settings("cpu"), runs, clocks)
+    assert "kernel regression" in ex.lazy_summary(lazy, {})

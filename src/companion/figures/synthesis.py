@@ -48,9 +48,10 @@ def four_clocks(points: list[dict], settings: list[str]):
     return fig
 
 
-def setting_curves(runs: dict, diagnostics=("kernel_distance", "alignment", "med_invariant", "param_sq")):
-    """One row per setting (first seed): accuracies, then each diagnostic scaled to [0, 1] over the run."""
-    names = list(runs)
+def setting_curves(runs: dict, names=None, diagnostics=("kernel_distance", "alignment", "med_invariant", "param_sq")):
+    """One row per setting in ``names`` (default: every run; first seed): accuracies, then each diagnostic
+    scaled to [0, 1] over the run."""
+    names = list(runs) if names is None else [n for n in names if n in runs]
     fig, axes = subplots(len(names), 2, width=4.2, height=2.4)
     for r, name in enumerate(names):
         h = runs[name][0]

@@ -3,12 +3,15 @@
 * :func:`module_ntk` — the empirical NTK ``J(x) J(x')ᵀ`` of any module, from per-example
   Jacobians (``torch.func``: ``vmap(jacrev)`` of ``functional_call``) computed in chunks of probe
   points, so memory is ``chunk × n_params`` plus the kernel;
-* :class:`FunctionalModel` — a functional model ``forward(params, x)`` (an FNN ensemble member) as a module;
 * :func:`stratified_probe` — probe indices with about equal counts per class;
 * :func:`kernel_distance` — ``1 − cos(K, K₀)`` in the Frobenius inner product (Xu et al. Fig. 3);
 * :func:`centred_alignment` — kernel–target alignment, by default with the unbiased HSIC
   estimator (Song et al. 2012, "HSIC₁"), whose value does not drift with the number of probes as
   the biased centred alignment (Cortes et al. 2012) does;
+* :func:`fnn_ntk` — the same kernel (``output="sum"``) of a GrokTransfer FNN member in closed form,
+  layer by layer, without per-example Jacobians: what makes the kernel on a whole split cheap;
+* :func:`kernel_regression` — the lazy model's prediction: ridgeless regression with a kernel
+  about the initial outputs (Kumar et al. §3: the linearised network's MSE minimiser);
 * :func:`linearise` — the first-order Taylor model ``f(θ₀, x) + J(θ₀)(θ − θ₀)`` of any module, by
   one forward-mode ``jvp`` (no Jacobian is formed): the "lazy" model of Kumar et al. §3.
 """
@@ -107,20 +110,6 @@ def module_ntk(model: nn.Module, x: Tensor, x2: Tensor | None = None, *, output=
     return K
 
 
-class FunctionalModel(nn.Module):
-    """A functional model ``forward(params, x) -> (n, k)`` (e.g. one member of
-    :func:`companion.models.fnn.forward`'s ensembles) as an ``nn.Module`` holding ``params``, so
-    that :func:`module_ntk` and :func:`linearise` apply to it. Keys must not contain dots."""
-
-    def __init__(self, forward: Callable[[dict, Tensor], Tensor], params: dict):
-        super().__init__()
-        self.fn = forward
-        self.params = nn.ParameterDict({k: nn.Parameter(v.detach().clone()) for k, v in params.items()})
-
-    def forward(self, x: Tensor) -> Tensor:
-        return self.fn(dict(self.params), x)
-
-
 def stratified_probe(y: Tensor, n: int, seed: int) -> Tensor:
     """``n`` indices into ``y`` (class labels) with about equal counts per class (±1; a class with
     too few members gives its share to the others), drawn without replacement with a seeded
@@ -205,3 +194,76 @@ def linearise(model: nn.Module, params0: dict | None = None) -> Callable[[dict, 
         return out + dout
 
     return f_lin
+
+
+def _fnn_parts(m, x: Tensor):
+    """Activations a₀…a_{L−1}, backward signals δ₁…δ_L of g = Σ_c f_c/√k, and the per-token
+    signals at the embedding (n, 2, d), of one FNN member ``m`` (:class:`companion.models.fnn.FNNModule`)."""
+    from companion.models.fnn import embedding_matrix
+
+    P = {n: v.detach() for n, v in m.P.items()}
+    E = embedding_matrix({n: v[None] for n, v in P.items()})[0]
+    n_layers = len(m.spec.widths) + 1
+    acts, pre = [E[x].reshape(x.shape[0], -1)], []
+    for i in range(1, n_layers + 1):
+        pre.append(acts[-1] @ P[f"W{i}"].T)
+        if i < n_layers:
+            acts.append(torch.relu(pre[-1]))
+    k = pre[-1].shape[-1]
+    deltas = [torch.full_like(pre[-1], 1 / math.sqrt(k))]
+    for i in range(n_layers, 1, -1):  # δ_{i−1} = (δ_i W_i) ⊙ φ'(z_{i−1})
+        deltas.insert(0, (deltas[0] @ P[f"W{i}"]) * (pre[i - 2] > 0))
+    d0 = (deltas[0] @ P["W1"]).reshape(x.shape[0], x.shape[1], -1)
+    return P, acts, deltas, d0
+
+
+def fnn_ntk(m, x: Tensor, x2: Tensor | None = None) -> Tensor:
+    """:func:`module_ntk` with ``output="sum"`` of one GrokTransfer FNN member ``m``
+    (:class:`companion.models.fnn.FNNModule`, a ``table`` or ``lowrank`` embedding of token pairs,
+    no ReLU after the embedding), in closed form: a weight W_l contributes (δ_l·δ_l')(a_{l−1}·a_{l−1}');
+    a table E contributes Σ_{t,t'} [x_t = x'_t'] δ₀ₜ·δ₀ₜ'; E = A·B contributes
+    Σ_{t,t'} (A[x_t]·A[x'_t']) δ₀ₜ·δ₀ₜ' (from B) + [x_t = x'_t'] (Bδ₀ₜ)·(Bδ₀ₜ') (from A).
+    Memory is O(n · width); ``(n, n2)``."""
+    if m.spec.embed not in ("table", "lowrank") or m.spec.act_after_embed:
+        raise ValueError(f"fnn_ntk covers table and lowrank token embeddings, not {m.spec.embed!r}")
+    x2 = x if x2 is None else x2
+    P, acts, deltas, d0 = _fnn_parts(m, x)
+    _, acts2, deltas2, d02 = _fnn_parts(m, x2)
+    K = sum((d @ e.T) * (a @ b.T) for d, e, a, b in zip(deltas, deltas2, acts, acts2))
+    for t in range(x.shape[1]):
+        for u in range(x2.shape[1]):
+            same = (x[:, t, None] == x2[None, :, u]).to(K.dtype)
+            if "E" in P:
+                K = K + same * (d0[:, t] @ d02[:, u].T)
+            else:
+                B = P["B"]
+                K = K + (P["A"][x[:, t]] @ P["A"][x2[:, u]].T) * (d0[:, t] @ d02[:, u].T)
+                K = K + same * ((d0[:, t] @ B.T) @ (d02[:, u] @ B.T).T)
+    return K
+
+
+def kernel_regression(K: Tensor, Ks: Tensor, y: Tensor, f0: Tensor | None = None, f0s: Tensor | None = None,
+                      ridge: float = 1e-6) -> Tensor:
+    """Predictions at the query points of kernel regression on the training points: ``f0s + Ks
+    (K + λI)⁻¹ (Y − f0)`` with ``K`` (n, n) the training kernel, ``Ks`` (m, n) query × training, ``Y``
+    the one-hot labels of integer ``y`` (or real targets), ``f0``/``f0s`` the initial outputs (the
+    linearised model starts from them; None: zero) and λ = ``ridge`` × the mean diagonal of K (a
+    ridgeless limit that stays solvable; where K + λI is not numerically positive definite, as for a
+    kernel of rank below n, λ grows ×10 until it is). With a network's NTK this is the minimiser of the squared
+    error that its linearisation reaches (Kumar et al. §3, Fig. 1). Float64; ``(m, k)``."""
+    Y = torch.nn.functional.one_hot(y.long()).double() if not torch.is_floating_point(y) else y.double()
+    Y = Y[:, None] if Y.ndim == 1 else Y
+    if f0 is not None:
+        Y = Y - f0.double()
+    K = K.double()
+    eye = torch.eye(K.shape[0], dtype=K.dtype, device=K.device)
+    scale = float(torch.diagonal(K).mean())
+    for _ in range(12):  # a kernel of rank below n (fewer parameters than points) needs a larger ridge
+        L, info = torch.linalg.cholesky_ex(K + ridge * scale * eye)
+        if int(info) == 0:
+            break
+        ridge *= 10
+    else:
+        raise ValueError("kernel regression: K + λI is not positive definite up to λ = 1e6 × its mean diagonal")
+    out = Ks.double() @ torch.cholesky_solve(Y, L)
+    return out if f0s is None else out + f0s.double()

@@ -140,9 +140,11 @@ def loss_and_acc(out: torch.Tensor, y: torch.Tensor, loss: str, with_acc: bool =
 
 
 class FNNModule(torch.nn.Module):
-    """One member of :func:`init_params`'s stack as an ``nn.Module`` (for per-model measures and
-    :func:`companion.train.train_batched`): ``forward`` is :func:`forward` on that member alone.
-    A low-rank embedding's left factor ``A`` stays a parameter, as in GrokTransfer's targets."""
+    """Member ``k`` of :func:`init_params`'s stack as an ``nn.Module``, the one definition of an
+    ensemble member as a module (for per-model measures such as
+    :func:`companion.measures.kernels.module_ntk`, and :func:`companion.train.train_batched`):
+    ``forward`` is :func:`forward` on that member alone. A low-rank embedding's left factor ``A``
+    stays a parameter, as in GrokTransfer's targets."""
 
     def __init__(self, spec: FNNSpec, P: dict, k: int = 0):
         super().__init__()

@@ -4,18 +4,22 @@
 * :mod:`.settings` — each setting's modules and data, one module per seed;
 * :mod:`.experiments` — the cached runs, with every diagnostic recorded at the same steps;
 * :mod:`.predictions` — what each explanation predicts, fixed before any run;
+* :mod:`.interventions` — transfer against laziness (kernel regression with a target's K₀);
 * :mod:`.summaries` — the four clocks, Levi et al.'s forecast ratio, the pooled criteria.
 """
 
 from __future__ import annotations
 
 from companion.experiments.synthesis.configs import (  # noqa: F401  (the chapter's names)
+    ALL_SETTINGS,
     CLOCK_SETTINGS,
     INTERVENTIONS,
     NOT_STATED,
     PAPER,
     PAPER_OF,
     PROFILES,
+    REMOVES_GROKKING,
+    WD_SETTINGS,
     Diagnostics,
     Setting,
 )
@@ -26,7 +30,15 @@ from companion.experiments.synthesis.experiments import (  # noqa: F401
     diagnostics,
     setting,
 )
-from companion.experiments.synthesis.predictions import BAND, CRITERIA, EXPLAINS, PREDICTIONS  # noqa: F401
+from companion.experiments.synthesis.interventions import LAZY_TARGETS, LazyFit, lazy_fit, lazy_fits  # noqa: F401
+from companion.experiments.synthesis.predictions import (  # noqa: F401
+    BAND,
+    CRITERIA,
+    EXPLAINS,
+    LAZY,
+    PREDICTIONS,
+    WEIGHT_DECAY,
+)
 from companion.experiments.synthesis.summaries import (  # noqa: F401
     CLOCK_DIAGNOSTICS,
     FRACTIONS,
@@ -38,6 +50,8 @@ from companion.experiments.synthesis.summaries import (  # noqa: F401
     criteria,
     figure_points,
     has,
+    norm_ratio,
+    paired_ratio,
     per_seed,
     run_clocks,
     transfer_ratio,
@@ -47,9 +61,11 @@ from companion.experiments.synthesis.tables import (  # noqa: F401
     criteria_table,
     departure_pairs,
     findings,
+    lazy_summary,
     predictions_table,
     profile_settings,
     settings_table,
+    weight_decay_table,
 )
 
 TITLE = "Synthesis: four explanations, every paper's runs"
@@ -58,4 +74,5 @@ PAPER_ITEMS: tuple = ()
 
 
 def run_all(profile: str, device: str, seed: int = 0) -> None:
-    all_clock_runs(profile, device, CLOCK_SETTINGS, seed)
+    all_clock_runs(profile, device, ALL_SETTINGS, seed)
+    lazy_fits(profile, device, seed)

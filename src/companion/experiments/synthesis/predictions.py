@@ -17,7 +17,7 @@ words, the expectation that decides it, and the outcome that would refute it. Th
 
 from __future__ import annotations
 
-from companion.claims import Prediction, at_least, at_most, between, less_than
+from companion.claims import Prediction, at_least, at_most, between, less_than, never
 
 #: the ×2 band of the four-clocks figure, as an expectation on t_cross / t_test
 BAND = between(0.5, 2.0)
@@ -58,6 +58,64 @@ PREDICTIONS = {
         at_most(0.5), "the transferred targets are no more than ×2 faster, or never generalise"),
 }
 
+#: per seed: test accuracy of kernel regression with a GrokTransfer target's initial pNTK K₀
+#: (:func:`.interventions.lazy_fit`), against the accuracy every clock is read at
+LAZY = {
+    "transfer_aligned": Prediction(
+        "Kumar et al.",
+        "the transferred embedding removes grokking by aligning the initial kernel with the task (raising "
+        "the initial alignment makes grokking vanish, App. 8, Fig. 10): the lazy model, kernel regression "
+        "with the transferred target's K₀, already reaches the accuracy the target reaches, 0.9",
+        at_least(0.9), "kernel regression with the transferred target's K₀ stays below 0.9 test accuracy"),
+    "transfer_features": Prediction(
+        "Xu et al.",
+        "the transferred target generalises in a feature-learning regime, not a kernel regime (Thm 3.2): "
+        "kernel regression with its K₀ stays below the accuracy the target reaches, 0.9",
+        less_than(0.9), "kernel regression with the transferred target's K₀ reaches 0.9 test accuracy"),
+    "scratch_misaligned": Prediction(
+        "Kumar et al.",
+        "a network groks when its initial kernel is misaligned with the task: kernel regression with the "
+        "scratch target's K₀ stays below 0.9 test accuracy",
+        less_than(0.9), "kernel regression with the scratch target's K₀ reaches 0.9 test accuracy (the "
+        "target would not need to leave its initial kernel)"),
+}
+
+#: does uniformity need weight decay? Per seed, on the quadratic MLP (α = 1 unless named): the test clock
+#: without weight decay; Σ‖θ‖² at t_test over Σ‖θ‖² at t_tr; the test clock with weight decay over without;
+#: the delay t_test − t_tr at the small α over α = 1
+WEIGHT_DECAY = {
+    "needed": Prediction(
+        "Gu et al.",
+        "the essence of grokking is the uniformity induced by the weight decay term (§5, Fig. 1): without "
+        "weight decay test accuracy does not reach 0.9", never(),
+        "test accuracy reaches 0.9 without weight decay"),
+    "norm_falls": Prediction(
+        "Gu et al.",
+        "weight decay guides the parameters after training accuracy saturates (§3.2) and uniformity is what "
+        "lowers its term: with weight decay Σ‖θ‖² is smaller at t_test than at t_tr",
+        less_than(1.0), "Σ‖θ‖² at t_test is at least its value at t_tr"),
+    "norm_grows": Prediction(
+        "Kumar et al.",
+        "grokking is a lazy-to-rich transition, not a fall of the weight norm: without weight decay the net "
+        "groks while Σ‖θ‖² grows (§3, Fig. 2): Σ‖θ‖² at t_test is at least its value at t_tr",
+        at_least(1.0), "Σ‖θ‖² is smaller at t_test than at t_tr"),
+    "speeds": Prediction(
+        "Gu et al.",
+        "uniformity comes from weight decay, so adding it brings generalisation sooner: t_test with weight "
+        "decay over t_test without is below 1", less_than(1.0),
+        "weight decay does not bring the test clock earlier"),
+    "speeds_kumar": Prediction(
+        "Kumar et al.",
+        "weight decay moves the network out of the lazy regime (App. 13: the NTK moves at O(κ)), so adding "
+        "it brings generalisation sooner: t_test with weight decay over t_test without is below 1",
+        less_than(1.0), "weight decay does not bring the test clock earlier"),
+    "alpha_shortens": Prediction(
+        "Kumar et al.",
+        "the output scale α sets the delay, and a small α removes it (Fig. 3a, Fig. 2c): the delay at the "
+        "small α over the delay at α = 1 is below 1", less_than(1.0),
+        "a smaller α does not shorten the delay"),
+}
+
 #: pooled over every grokking run (not an intervention, test accuracy reaching 0.9), per diagnostic
 CRITERIA = {
     "rank": Prediction(
@@ -66,6 +124,10 @@ CRITERIA = {
     "defined": Prediction(
         "(each diagnostic)", "it crosses in most grokking runs", at_least(0.5),
         "it never moves in half the grokking runs or more"),
+    "shifts": Prediction(
+        "(each diagnostic)", "under every intervention (an input embedding transferred; weight decay; a smaller "
+        "α) its crossing moves the way the test clock moves, in most seed pairs in which the test clock moves",
+        at_least(0.5), "its crossing moves against the test clock, or not at all, in half of those pairs or more"),
     "leads": Prediction(
         "(each diagnostic)", "it moves before test accuracy: the seed-bootstrap 95% interval of the median "
         "log₁₀(t_cross/t_test) lies below zero (its upper end is < 0)",

@@ -8,13 +8,15 @@ verdicts differ the verdict table says *definition-dependent*.
 
 from __future__ import annotations
 
-from companion.experiments.synthesis.configs import PAPER_OF
-from companion.experiments.synthesis.predictions import EXPLAINS, POOLED, PREDICTIONS
+from companion.experiments.synthesis.configs import INTERVENTIONS, PAPER_OF
+from companion.experiments.synthesis.predictions import EXPLAINS, LAZY, POOLED, PREDICTIONS, WEIGHT_DECAY
 from companion.experiments.synthesis.summaries import (
     CLOCK_DIAGNOSTICS,
     FRACTIONS,
     criteria,
     has,
+    norm_ratio,
+    paired_ratio,
     per_seed,
     transfer_ratio,
 )
@@ -33,7 +35,19 @@ BASIS = {
             "midpoint between no and perfect monotone agreement",
     "defined": "a diagnostic that is the mechanism moves in most runs where the transition happens",
     "leads": "a cause precedes its effect: the median lead is below zero beyond seed-resampling noise",
+    "shifts": "a clock that is the mechanism moves with the transition it explains, earlier when it comes "
+              "earlier; 'most' is more than half of the pairs",
+    "needed": "Gu et al. give no delay without weight decay: 'never' is the only reading of 'does not occur'",
+    "norm": "1 separates a norm that falls from one that grows between the two clocks",
+    "speeds": "1 separates sooner from not sooner; the clocks are read at the same logged steps",
+    "lazy": "0.9 is the accuracy at which every clock of the chapter is read, the yardstick by which a run has "
+            "generalised: the lazy model 'reaches the target's accuracy' when it generalises by the same yardstick "
+            "(the trained targets' own final accuracies are shown beside it)",
 }
+#: each lazy-fit prediction: (the target whose K₀ is read, where the explanation says it)
+LAZY_OF = {"transfer_aligned": ("fnn_transfer", "Kumar et al. §4, App. 8 Fig. 10"),
+           "transfer_features": ("fnn_transfer", "Xu et al. Thm 3.2"),
+           "scratch_misaligned": ("fnn_scratch", "Kumar et al. §1, §4")}
 
 
 def record_hypotheses(claims, clocks: list, settings: list[str], labels: dict[str, str]) -> None:
@@ -57,17 +71,60 @@ def record_hypotheses(claims, clocks: list, settings: list[str], labels: dict[st
                           per_seed=transfer_ratio(clocks), basis=BASIS["transfer"])
 
 
-def record_pooled(claims, clocks: list, label: str = "all grokking runs") -> list:
+def record_lazy(claims, lazy: dict[str, dict], labels: dict[str, str]) -> None:
+    """Transfer against laziness (:func:`.interventions.lazy_fit`): each prediction of
+    :data:`.predictions.LAZY` on the per-seed test accuracy of kernel regression with the target's K₀."""
+    for k, (target, ref) in LAZY_OF.items():
+        if target in lazy:
+            claims.hypothesis(f"lazy_{k}", ref=ref, setting=labels[target],
+                              quantity="test accuracy of kernel regression with the target's initial pNTK K₀",
+                              prediction=LAZY[k], per_seed=lazy[target]["test_acc"], basis=BASIS["lazy"])
+
+
+#: each weight-decay prediction: (setting it reads, base setting or None, what, where the explanation says it)
+WD_OF = {"needed": ("quadratic", None, "t_test", "Gu et al. §5, Fig. 1", "needed"),
+         "norm_grows": ("quadratic", None, "norm", "Kumar et al. §3, Fig. 2", "norm"),
+         "norm_falls": ("quadratic_wd", None, "norm", "Gu et al. §3.2", "norm"),
+         "speeds": ("quadratic_wd", "quadratic", "t_test", "Gu et al. §5", "speeds"),
+         "speeds_kumar": ("quadratic_wd", "quadratic", "t_test", "Kumar et al. App. 13", "speeds"),
+         "alpha_shortens": ("quadratic_alpha_small", "quadratic", "delay", "Kumar et al. Fig. 3a", "speeds")}
+QUANTITY = {"t_test": "step test accuracy reaches 0.9", "norm": "Σ‖θ‖² at t_test / Σ‖θ‖² at t_tr",
+            "delay": "delay t_test − t_tr"}
+
+
+def record_weight_decay(claims, runs: dict, clocks: list, labels: dict[str, str]) -> None:
+    """Does uniformity need weight decay (the quadratic MLP's interventions): each prediction of
+    :data:`.predictions.WEIGHT_DECAY` on its setting's seeds (against the base's same seed)."""
+    for k, (s, base, what, ref, basis) in WD_OF.items():
+        if s not in runs or (base is not None and base not in runs):
+            continue
+        if what == "norm":
+            values = norm_ratio(runs, clocks, s)
+        elif base is None:
+            values = per_seed(clocks, s, what)
+        else:
+            values = paired_ratio(clocks, s, base, what)
+        claims.hypothesis(f"wd_{k}", ref=ref, setting=labels[s],
+                          quantity=QUANTITY[what] + ("" if base is None else f", over {base}'s"),
+                          prediction=WEIGHT_DECAY[k], per_seed=values, basis=BASIS[basis])
+
+
+def record_pooled(claims, clocks: list, label: str = "all grokking runs",
+                  shifts_label: str = "all interventions") -> list:
     """The pooled criteria of every diagnostic (:func:`.summaries.criteria`), ½ crossings and the
-    robustness row (¼, ¾) in one group per criterion; returns the ½ :class:`Criteria`."""
+    robustness row (¼, ¾) in one group per criterion; returns the ½ :class:`Criteria`. The
+    "shifts" criterion reads the interventions (:data:`.configs.INTERVENTIONS`) against their bases."""
     out = []
     for d in EXPLAINS:
-        rows = {f: criteria(clocks, d, f) for f in FRACTIONS}
+        rows = {f: criteria(clocks, d, f, interventions=INTERVENTIONS) for f in FRACTIONS}
         out.append(rows[0.5])
-        for k, attr in (("rank", "rank"), ("defined", "defined"), ("leads", "lead_upper")):
+        for k, attr in (("rank", "rank"), ("defined", "defined"), ("leads", "lead_upper"), ("shifts", "shifts")):
             for f, c in rows.items():
-                claims.hypothesis(f"{k}_{d}_{round(100 * f)}", ref=REFS[EXPLAINS[d]], setting=label,
-                                  quantity=f"{k} ({f:g} crossing; {c.n_crossed} of {c.n_grokking} runs cross)",
+                over = (f"{c.n_shift_pairs} intervention seed pairs whose test clock moves" if k == "shifts"
+                        else f"{c.n_crossed} of {c.n_grokking} runs cross")
+                claims.hypothesis(f"{k}_{d}_{round(100 * f)}", ref=REFS[EXPLAINS[d]],
+                                  setting=shifts_label if k == "shifts" else label,
+                                  quantity=f"{k} ({f:g} crossing; {over})",
                                   prediction=POOLED[(d, k)], measured=getattr(c, attr), basis=BASIS[k],
                                   group=f"{k}:{d}")
     return out

@@ -105,6 +105,8 @@ class Criteria:
     lead_median: object  # median log₁₀(t_cross / t_test)
     lead_interval: tuple  # its seed-bootstrap 95% interval
     lead_upper: object  # the interval's upper end (the criterion)
+    shifts: object = NOT_OBSERVED  # share of intervention seed pairs whose test clock moves in which it moves alike
+    n_shift_pairs: int = 0  # those pairs (intervention against its base, seed i against seed i)
 
 
 def _spearman(a, b) -> float:
@@ -112,35 +114,77 @@ def _spearman(a, b) -> float:
     return float(np.corrcoef(ra, rb)[0, 1]) if np.std(ra) > 0 and np.std(rb) > 0 else float("nan")
 
 
+def shifts(clocks: list[RunClocks], diagnostic: str, fraction: float, interventions: dict) -> tuple[object, int]:
+    """Whether a diagnostic's clock moves the way the test clock moves under interventions
+    (``{intervention: base}``): over the seed pairs (intervention seed i, base seed i) in which both
+    test clocks are observed and differ, the share in which both crossings are observed and move the
+    same way (an equal or missing crossing does not). ``(share or NOT_OBSERVED, pairs)``."""
+    by = {(c.setting, c.seed): c for c in clocks}
+    n = agree = 0
+    for c in clocks:
+        b = by.get((interventions.get(c.setting), c.seed))
+        if b is None or not (observed(c.t_test) and observed(b.t_test)) or c.t_test == b.t_test:
+            continue
+        key = (diagnostic, fraction)
+        if key not in c.crossing:
+            continue
+        x, y = c.crossing[key], b.crossing.get(key, NOT_OBSERVED)
+        n += 1
+        agree += bool(observed(x) and observed(y) and np.sign(x - y) == np.sign(c.t_test - b.t_test) and x != y)
+    return (agree / n if n else NOT_OBSERVED), n
+
+
 def criteria(clocks: list[RunClocks], diagnostic: str, fraction: float = 0.5, n_boot: int = 2000,
-             seed: int = 0) -> Criteria:
-    """The pooled criteria of one diagnostic; the bootstrap resamples runs with a seeded generator."""
+             seed: int = 0, interventions: dict | None = None) -> Criteria:
+    """The pooled criteria of one diagnostic; the bootstrap resamples runs with a seeded generator;
+    with ``interventions`` ({intervention: base}) also :func:`shifts`."""
     grok = [c for c in clocks if not c.intervention and observed(c.t_test) and (diagnostic, fraction) in c.crossing]
     crossed = [c for c in grok if observed(c.crossing[(diagnostic, fraction)]) and c.t_test > 0]
     n, k = len(grok), len(crossed)
+    sh = shifts(clocks, diagnostic, fraction, interventions or {})
     if k < 3:
         return Criteria(diagnostic, n, k, k / n if n else NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED,
-                        (NOT_OBSERVED, NOT_OBSERVED), NOT_OBSERVED)
+                        (NOT_OBSERVED, NOT_OBSERVED), NOT_OBSERVED, *sh)
     tc = np.array([c.crossing[(diagnostic, fraction)] for c in crossed], float)
     tt = np.array([c.t_test for c in crossed], float)
     lead = np.log10(np.maximum(tc, 1) / tt)
     g = np.random.default_rng(seed)
     boot = np.median(lead[g.integers(0, k, (n_boot, k))], axis=1)
     lo, hi = (float(x) for x in np.percentile(boot, [2.5, 97.5]))
-    return Criteria(diagnostic, n, k, k / n, _spearman(tc, tt), float(np.median(lead)), (lo, hi), hi)
+    return Criteria(diagnostic, n, k, k / n, _spearman(tc, tt), float(np.median(lead)), (lo, hi), hi, *sh)
+
+
+def paired_ratio(clocks: list[RunClocks], setting: str, base: str, field: str = "t_test") -> list:
+    """Per seed: a :class:`RunClocks` field of ``setting`` over the same seed's in ``base``
+    (NOT_OBSERVED where either is)."""
+    a, b = per_seed(clocks, setting, field), per_seed(clocks, base, field)
+    return [x / y if observed(x) and observed(y) and y > 0 else NOT_OBSERVED for x, y in zip(a, b)]
 
 
 def transfer_ratio(clocks: list[RunClocks], transfer: str = "fnn_transfer", scratch: str = "fnn_scratch") -> list:
     """Per seed: t_test(transfer) / t_test(scratch) (NOT_OBSERVED where either never reaches 0.9)."""
-    a, b = per_seed(clocks, transfer, "t_test"), per_seed(clocks, scratch, "t_test")
-    return [x / y if observed(x) and observed(y) and y > 0 else NOT_OBSERVED for x, y in zip(a, b)]
+    return paired_ratio(clocks, transfer, scratch)
 
 
-def figure_points(clocks: list[RunClocks], fraction: float = 0.5) -> list[dict]:
+def norm_ratio(runs: dict, clocks: list[RunClocks], setting: str) -> list:
+    """Per seed of ``setting``: Σ‖θ‖² at t_test over Σ‖θ‖² at t_tr (both logged steps; NOT_OBSERVED
+    where either clock is)."""
+    out = []
+    for c, h in zip([c for c in clocks if c.setting == setting], runs[setting]):
+        steps = list(np.asarray(h["step"]))
+        ok = observed(c.t_tr) and observed(c.t_test) and c.t_tr in steps and c.t_test in steps
+        out.append(float(h["param_sq"][steps.index(c.t_test)] / h["param_sq"][steps.index(c.t_tr)]) if ok
+                   else NOT_OBSERVED)
+    return out
+
+
+def figure_points(clocks: list[RunClocks], fraction: float = 0.5, hollow=None) -> list[dict]:
     """The four-clocks figure's points: one per run and diagnostic, with t_test, t_cross (or
-    NOT_OBSERVED: the rug) and whether the run is an intervention (hollow)."""
+    NOT_OBSERVED: the rug) and whether it is hollow: its setting is in ``hollow`` (default: every
+    intervention)."""
     return [{"setting": c.setting, "seed": c.seed, "diagnostic": d, "t_test": c.t_test,
-             "t_cross": c.crossing[(d, fraction)], "hollow": c.intervention}
+             "t_cross": c.crossing[(d, fraction)],
+             "hollow": c.intervention if hollow is None else c.setting in hollow}
             for c in clocks for d in CLOCK_DIAGNOSTICS if (d, fraction) in c.crossing]
 
 

@@ -4,14 +4,15 @@ types no number)."""
 from __future__ import annotations
 
 from companion.events import observed
-from companion.experiments.synthesis.configs import CLOCK_SETTINGS, PAPER, PAPER_OF, Setting
+from companion.experiments.synthesis.configs import ALL_SETTINGS, PAPER, PAPER_OF, Setting
 from companion.experiments.synthesis.experiments import setting
-from companion.experiments.synthesis.predictions import CRITERIA, PREDICTIONS
+from companion.experiments.synthesis.predictions import CRITERIA, LAZY, PREDICTIONS, WEIGHT_DECAY
 
 
-def profile_settings(profile: str, seed: int = 0) -> dict[str, Setting]:
-    """Every setting of the four clocks at ``profile``, first seed ``seed``."""
-    return {n: setting(profile, n, seed) for n in CLOCK_SETTINGS}
+def profile_settings(profile: str, seed: int = 0, names=ALL_SETTINGS) -> dict[str, Setting]:
+    """Every setting (default: the four clocks' and the quadratic MLP's interventions) at ``profile``,
+    first seed ``seed``."""
+    return {n: setting(profile, n, seed) for n in names}
 
 
 def departure_pairs(profile: str, seed: int = 0) -> dict:
@@ -43,7 +44,9 @@ def settings_table(cfgs: dict[str, Setting], labels: dict[str, str]) -> str:
 def predictions_table() -> str:
     """Every prediction (:data:`.predictions.PREDICTIONS`, :data:`.predictions.CRITERIA`) as fixed in the library."""
     rows = ["| test | explanation | prediction | decided by | refuted if |", "|---|---|---|---|---|"]
-    for k, p in {**PREDICTIONS, **{f"pooled: {k}": v for k, v in CRITERIA.items()}}.items():
+    tests = {**PREDICTIONS, **{f"pooled: {k}": v for k, v in CRITERIA.items()},
+             **{f"lazy: {k}": v for k, v in LAZY.items()}, **{f"wd: {k}": v for k, v in WEIGHT_DECAY.items()}}
+    for k, p in tests.items():
         rows.append(f"| `{k}` | {p.paper} | {_cell(p.says)} | {_cell(p.expected)} | {_cell(p.refuted_if)} |")
     return "\n".join(rows)
 
@@ -54,12 +57,12 @@ def _f(x) -> str:
 
 def criteria_table(pooled: list) -> str:
     """The pooled criteria (½ crossings) of each diagnostic, with their numbers."""
-    rows = ["| diagnostic | grokking runs | crossed | Spearman ρ | median log₁₀(t_cross/t_test) | 95% interval |",
-            "|---|---|---|---|---|---|"]
+    rows = ["| diagnostic | grokking runs | crossed | Spearman ρ | median log₁₀(t_cross/t_test) | 95% interval | "
+            "shifts the right way (intervention seed pairs) |", "|---|---|---|---|---|---|---|"]
     for c in pooled:
         lo, hi = c.lead_interval
         rows.append(f"| {c.diagnostic} | {c.n_grokking} | {c.n_crossed} | {_f(c.rank)} | {_f(c.lead_median)} | "
-                    f"[{_f(lo)}, {_f(hi)}] |")
+                    f"[{_f(lo)}, {_f(hi)}] | {_f(c.shifts)} ({c.n_shift_pairs}) |")
     return "\n".join(rows)
 
 
@@ -98,3 +101,34 @@ def findings(clocks: list, pooled: list, control: str = "linear") -> str:
         out.append("**Which clock moves first?** Median crossing (½ of the way) over the grokking runs: "
                    + "; ".join(leads) + ".")
     return "\n\n".join(out)
+
+
+def lazy_summary(lazy: dict[str, dict], runs: dict[str, list[dict]]) -> str:
+    """Transfer against laziness in numbers: per target, the lazy model's test accuracy (kernel
+    regression with K₀) beside the trained target's final test accuracy, per seed."""
+    out = []
+    for name, r in lazy.items():
+        final = ", ".join(_f(float(h["test_acc"][-1])) for h in runs.get(name, []))
+        out.append(f"- **{name}**: kernel regression with K₀ reaches test accuracy "
+                   f"{', '.join(_f(a) for a in r['test_acc'])} (training accuracy "
+                   f"{', '.join(_f(a) for a in r['train_acc'])}; chance {_f(r['chance'])}); the trained targets "
+                   f"end at {final or 'not run'}.")
+    return "\n".join(out)
+
+
+def weight_decay_table(cfgs: dict[str, Setting], runs: dict, clocks: list,
+                       names=("quadratic", "quadratic_alpha_small", "quadratic_wd", "quadratic_wd_alpha_small")) -> str:
+    """Markdown: the quadratic MLP's interventions (``cfgs``: the settings), per seed: weight decay,
+    α, the clocks, the delay, Σ‖θ‖² at t_test over t_tr, the relabelling-invariant MED at the start
+    and the end."""
+    from companion.experiments.synthesis.summaries import norm_ratio
+
+    rows = ["| setting | weight decay λ | α | seed | t_tr | t_test | delay | Σ‖θ‖²(t_test)/Σ‖θ‖²(t_tr) | "
+            "MED (invariant) start → end |", "|---|---|---|---|---|---|---|---|---|"]
+    for n in [n for n in names if n in runs]:
+        c0 = cfgs[n]
+        for c, h, r in zip([c for c in clocks if c.setting == n], runs[n], norm_ratio(runs, clocks, n)):
+            rows.append(f"| {n} | {c0.train.weight_decay:.3g} | {c0.alpha:g} | {c.seed} | {_f(c.t_tr)} | "
+                        f"{_f(c.t_test)} | {_f(c.delay)} | {_f(r)} | {_f(float(h['med_invariant'][0]))} → "
+                        f"{_f(float(h['med_invariant'][-1]))} |")
+    return "\n".join(rows)
