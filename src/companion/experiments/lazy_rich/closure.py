@@ -81,11 +81,13 @@ FIG3A_PROFILES = {
     "smoke": replace(FIG3A, base=Q3A_SMOKE, values=((2 ** -5,), (1.0,), (16.0,)), seeds=(0,)),
 }
 # smoke (D = 16): σ = 1/4 breaks the step-size stability rule 2(η0/σ²)(1+√(D/P))²/D < 2
+# float32 at cpu (Figs. 7b, c): their claims read relative changes to within 5% and final losses to
+# within 25%; float32 moves them by < 1e-4 and < 1% (measured against float64), at about half the time
 FIG7B_PROFILES = {"paper": FIG7B,
-                  "cpu": replace(FIG7B, base=Q3A_CPU),
+                  "cpu": replace(FIG7B, base=Q3A_CPU, dtype="float32"),
                   "smoke": replace(FIG7B, base=Q3A_SMOKE, values=FIG7B.values[1:], seeds=(0,))}
 FIG7C_PROFILES = {"paper": FIG7C,
-                  "cpu": replace(FIG7C, base=Q3A_CPU),
+                  "cpu": replace(FIG7C, base=Q3A_CPU, dtype="float32"),
                   "smoke": replace(FIG7C, base=Q3A_SMOKE, values=FIG7C.values[1:], seeds=(0,))}
 
 # Fig. 3b: no code; the spec's proposal is Fig. 1's setup with an ε sweep
