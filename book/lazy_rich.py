@@ -96,9 +96,13 @@ ex.departures_table(profile)
 # The paper's schematic: a linearised network stays in the affine space
 # $S(X, w_0) = w_0 + \mathrm{span}\{\nabla_w f(x_\mu)\}$ and converges to the kernel solution
 # $w_{lazy}$; the network leaves $S$ towards a feature-learning solution. Here both trajectories
-# come from actual small runs (D = 10, P = 40, N = 20, ε = 0.1; the first seed drawn, the claim
-# checked on every seed the profile runs): the horizontal axis is the displacement inside $S$ along
-# $w_{lazy} - w_0$, the vertical axis the distance from $S$.
+# come from actual small runs (sizes below; the first seed drawn, the claim checked on every seed
+# the profile runs): the horizontal axis is the displacement inside $S$ along $w_{lazy} - w_0$,
+# the vertical axis the distance from $S$.
+
+# %% tags=["remove-input"]
+c1a = ex.config("fig1a", profile).run
+display(Markdown(f"Runs of Fig. 1a: D = {c1a.D}, P = {c1a.P}, N = {c1a.N}, ε = {c1a.eps}."))
 
 # %%
 r1a = ex.run("fig1a", profile, ctx.device, seed)
@@ -195,7 +199,15 @@ claims.claim("fig1c_alignment_grows", ref="Fig. 1c", quantity="final / initial N
 # App. 8.3: p = 23, one-hot inputs, a two-layer MLP with $x^2$ activation and output scale $s$
 # (applied twice in the authors' code, so $\alpha_{eff} = s^2$), MSE, plain GD, no weight decay.
 # Grokking happens while the weight norm *increases*, and the delay grows with $s$. Epochs are
-# reported in the paper's learning-rate units; three initialisations, batched.
+# reported in the paper's learning-rate units; the initialisations of the profile, batched.
+
+# %% tags=["remove-input"]
+c2, c2p = ex.config("fig2", profile), ex.config("fig2", "paper")
+display(Markdown(
+    f"Scales s run here: {_fmt(list(c2.scales))} (the paper's: {_fmt(list(c2p.scales))}), {len(c2.init_seeds)} "
+    f"initialisations, {c2.steps} steps at learning rate {c2.lr0:g}/s² ({c2.steps * c2.lr0 / c2p.lr0:g} of the "
+    f"paper's epochs; the paper runs {c2p.steps}). A larger s generalises later, so the paper's larger scales need "
+    "its full length."))
 
 # %%
 r2 = ex.run("fig2", profile, ctx.device, seed)
@@ -203,7 +215,6 @@ s2 = ex.fig2_summary(r2)
 pl.fig2(r2, s2.shown[0])
 
 # %%
-c2 = ex.config("fig2", profile)
 claims.claim("fig2_delay_s1", ref="Fig. 2a / App. 16",
              quantity="s = 1: epoch test acc ≥ 0.9 / epoch train acc first perfect", per_seed=s2.delay_ratio,
              expected=at_least(1.5),
@@ -211,7 +222,7 @@ claims.claim("fig2_delay_s1", ref="Fig. 2a / App. 16",
                    "this amount around 3-4k epochs, precisely when the network generalizes in accuracy (App. 16)",
              basis="paper: generalisation at 3–4k epochs after perfect train accuracy at 2k, a ratio of 1.5–2",
              known_deviation=(
-                 f"with a {c2.lr0 / ex.config('fig2', 'paper').lr0:g}× learning rate and {c2.steps} steps (cpu) test "
+                 f"with a {c2.lr0 / c2p.lr0:g}× learning rate and {c2.steps} steps (cpu) test "
                  "accuracy reaches 0.9 at "
                  f"{_fmt((np.array(s2.t_test, dtype=object) / 1000).tolist())} thousand paper epochs, after train "
                  f"accuracy is first perfect at {_fmt((np.array(s2.t_train, dtype=object) / 1000).tolist())} thousand "
@@ -331,8 +342,11 @@ claims.claim("app11_lambda_quad", ref="App. 11", quantity="λ_quad / (2ε²/D²)
 # ## Fig. 3e — phase diagram of the time to grok
 # Time to grok = $\max(0, t_{te}(0.1) - t_{tr}(0.1))$ with the authors' *absolute* threshold 0.1
 # (runs that never reach it count 0 — the authors' convention for the heat map), over α and ε
-# (the paper's grid is α = 0.4i, ε = 0.02i, i ≤ 14; the cpu profile takes 5 × 5 of it). Map of the
-# first seed.
+# (the paper's grid is α = 0.4i, ε = 0.02i, i ≤ 14; a reduced profile takes part of it: the
+# number of points below). Map of the first seed.
+
+# %% tags=["remove-input"]
+display(Markdown(f"This profile's grid: {len(ex.config('fig3e', profile).values)} (α, ε) points."))
 
 # %%
 r3e = ex.run("fig3e", profile, ctx.device, seed)
@@ -355,9 +369,12 @@ claims.claim("fig3e_corner", ref="Fig. 3e", quantity="the maximum lies at the la
 # ## Fig. 4 — the loss decomposition
 # The authors' cell for Fig. 4 is a committee machine with **N = 2**, D = 40, P = 120, ε = 0.25,
 # η = 1 and the *uncentred* loss (none of these is stated in the paper; they are the authors'
-# code). It runs here as published, in float64, over five seeds, and a run that diverges stays
-# in the record as diverged (its values are not observed). The same decomposition of the Fig. 1
-# runs (centred) follows.
+# code). It runs here as published, in float64, over the seeds below, and a run that diverges
+# stays in the record as diverged (its values are not observed). The same decomposition of the
+# Fig. 1 runs (centred) follows.
+
+# %% tags=["remove-input"]
+display(Markdown(f"Seeds of the N = 2 cell: {len(ex.config('fig10', profile).seeds)}."))
 
 # %%
 r10 = ex.run("fig10", profile, ctx.device, seed)
@@ -499,7 +516,7 @@ TRANSFORMER = ("Continuously controlling grokking on a one-layer Transformer fro
 claims.claim("fig6b_alpha_delay", ref="Fig. 6b", quantity="t_te(0.1) / t_tr(0.1) increases with α",
              measured=s6b.increasing[0], expected=is_true("increasing"), quote=TRANSFORMER,
              basis="control by laziness: the delay ratio grows with α (every α must generalise)",
-             one_value="one run per α (three α batched; seeds would triple the cpu cost)",
+             one_value=f"one run per α ({len(c6b.runs)} α batched; seeds would multiply the cpu cost)",
              known_deviation=(
                  f"at cpu size (p = {c6b.p}, {c6b.steps} steps) t_te/t_tr is {_fmt(s6b.ratios[0])} for α = "
                  f"{_fmt(s6b.alphas[0])}: an α "
@@ -508,7 +525,7 @@ claims.claim("fig6b_alpha_delay", ref="Fig. 6b", quantity="t_te(0.1) / t_tr(0.1)
 claims.claim("fig6b_small_alpha", ref="Fig. 6b", quantity=f"α = {s6b.alphas[0][0]}: t_te(0.1) / t_tr(0.1)",
              measured=s6b.smallest_alpha_ratio[0], expected=less_than(ex.DELAYED), quote=TRANSFORMER,
              basis="vanished = below the chapter's grokking criterion (ratio 2)",
-             one_value="one run per α (three α batched; seeds would triple the cpu cost)",
+             one_value=f"one run per α ({len(c6b.runs)} α batched; seeds would multiply the cpu cost)",
              known_deviation=(
                  f"the smallest cpu α = {s6b.alphas[0][0]} groks strongly (ratio in the claims table); the paper's α = "
                  "0.15 is not run at cpu"
@@ -637,7 +654,8 @@ claims.claim("fig9_large_best", ref="Fig. 9c", quantity=f"P = {s9.sizes[0][-1]} 
 # %% [markdown]
 # ## Fig. 10 — starting partly at the solution removes the test-loss rise
 # App. 8.3.3 in the authors' N = 2 setting (Fig. 4 above): $W_0 \leftarrow (1-\lambda)W_0 + \lambda W_{sol}$
-# with $W_{sol} = \pm\beta/\sqrt{\alpha\varepsilon}$ on the two neurons, five seeds. First seed shown.
+# with $W_{sol} = \pm\beta/\sqrt{\alpha\varepsilon}$ on the two neurons, every seed of the N = 2 cell.
+# First seed shown.
 
 # %%
 pl.fig10(r10)
@@ -670,7 +688,7 @@ claims.claim("fig10_small_lambda", ref="Fig. 10", quantity=f"λ = {ex.SMALL_LAM}
 # %% [markdown]
 # ## Fig. 11 — the same mechanism with trained readouts
 # App. 12: N = 2 with trained readouts $a_i$; the eq. 6 terms use $\bar w = \sum a_iw_i/N$,
-# $M = \sum a_iw_iw_i^\top/N$. Three seeds, batched.
+# $M = \sum a_iw_iw_i^\top/N$. The profile's seeds, batched.
 
 # %%
 r11 = ex.run("fig11", profile, ctx.device, seed)
@@ -722,7 +740,7 @@ ONE12 = "one run per panel (no kept result over seeds)"
 claims.claim("fig12a_groks", ref="Fig. 12a", quantity="(a): t_te(0.1) / t_tr(0.1)", **ex.seed_values(s12.a, ONE12),
              expected=at_least(ex.DELAYED), quote=WD, basis="the chapter's grokking criterion",
              known_deviation=(
-                 f"(a) α = 0.5, wd = 1: t_te(0.1) / t_tr(0.1) is {_fmt(s12.a)} in the cpu runs (p = {c12.p}, "
+                 f"(a) α = {c12.runs[0][0]:g}, wd = {c12.runs[0][1]:g}: t_te(0.1) / t_tr(0.1) is {_fmt(s12.a)} in the cpu runs (p = {c12.p}, "
                  f"{c12.steps} steps, per seed); "
                  "not observed means the test cross-entropy never reaches 0.1, so the delay is not observed"
                  if CPU else ex.known_deviation("fig12a_groks", profile)))
@@ -730,14 +748,14 @@ claims.claim("fig12b_wd_removes", ref="Fig. 12b", quantity="(b): t_te(0.1) / t_t
              **ex.seed_values(s12.b, ONE12),
              expected=less_than(ex.DELAYED), quote=WD, basis="vanish = below the chapter's grokking criterion",
              known_deviation=(
-                 f"(b) wd = 5 has t_te/t_tr = {_fmt(s12.b)} per seed at cpu size (c: {_fmt(s12.c)}): weight decay "
+                 f"(b) wd = {c12.runs[1][1]:g} has t_te/t_tr = {_fmt(s12.b)} per seed at cpu size (c: {_fmt(s12.c)}): weight decay "
                  "does not remove the delay in every seed here"
                  if CPU else ex.known_deviation("fig12b_wd_removes", profile)))
 claims.claim("fig12c_alpha_restores", ref="Fig. 12c", quantity="(c): t_te(0.1) / t_tr(0.1)",
              **ex.seed_values(s12.c, ONE12),
              expected=at_least(ex.DELAYED), quote=WD, basis="recovers = meets the chapter's grokking criterion again",
              known_deviation=(
-                 f"(c) α = 1.4, wd = 5: t_te(0.1) / t_tr(0.1) per seed is {_fmt(s12.c)} at cpu size (p = {c12.p}, "
+                 f"(c) α = {c12.runs[2][0]:g}, wd = {c12.runs[2][1]:g}: t_te(0.1) / t_tr(0.1) per seed is {_fmt(s12.c)} at cpu size (p = {c12.p}, "
                  f"{c12.steps} steps): a seed whose test cross-entropy never reaches 0.1 in the run has its delay not observed, so "
                  "the recovery of grokking is not shown in every seed"
                  if CPU else ex.known_deviation("fig12c_alpha_restores", profile)))
@@ -746,7 +764,7 @@ claims.claim("fig12c_alpha_restores", ref="Fig. 12c", quantity="(c): t_te(0.1) /
 # ## Fig. 13 — momentum and Adam
 # App. 14: (a) Fig. 1 with heavy-ball momentum 0.95, network and linearised network (three
 # seeds); (b) a student–teacher network trained with AdamW and its linearisation trained the
-# same way (three seeds at cpu, batched; the first drawn). Panel (c), the transformer's
+# same way (the profile's seeds, batched; the first drawn). Panel (c), the transformer's
 # linearisation, is in the next section.
 
 # %%
@@ -827,7 +845,11 @@ claims.claim("fig14_generalise", ref="Fig. 14", quantity="max over K of final / 
 # %% [markdown]
 # ## Fig. 15 — Hermite targets
 # App. 15.2: target $He_k(\beta\cdot x)$ and $\phi(z) = z + \frac{\varepsilon}{2}He_k(z)$. The paper
-# gives no sizes; ours are in the departures table (k = 3). Three seeds.
+# gives no sizes; ours are in the departures table.
+
+# %% tags=["remove-input"]
+cfg15 = ex.config("fig15", profile)
+display(Markdown(f"Degree k = {cfg15.hermite_k}; {len(cfg15.seeds)} seeds."))
 
 # %%
 r15 = ex.run("fig15", profile, ctx.device, seed)
@@ -874,7 +896,7 @@ claims.claim("fig16_loss_dip_at_acc", ref="Fig. 16",
 
 # %% [markdown]
 # ## Figs. 17, 18 — "grokking" in accuracy is a threshold artefact
-# App. 16.2–16.3: one student–teacher run (scale 1; three seeds), accuracy under several
+# App. 16.2–16.3: one student–teacher run (scale 1; each seed of the profile), accuracy under several
 # thresholds θ, and its losses. The comparison uses the tightest of θ = 10⁻³, 5·10⁻³, 10⁻² that
 # every seed reaches in the run (both events observed, same budget) against θ = 0.1.
 
@@ -912,7 +934,8 @@ claims.claim("fig18_tracks", ref="Fig. 18", quantity="largest test / train loss 
 
 # %% [markdown]
 # ## Fig. 19 — data set size versus task difficulty
-# App. 17: the Fig. 5 protocol over label index j (rows) and data set size P (columns); three seeds.
+# App. 17: the Fig. 5 protocol over label index j (rows) and data set size P (columns); every seed
+# of the profile.
 
 # %%
 r19 = ex.run("fig19", profile, ctx.device, seed)
