@@ -235,6 +235,56 @@ def test_batched_scaled_transformers_equal_one_at_a_time():
     assert list(early["step"]) == [0] and early["train_loss"].shape == (1, 1)
 
 
+def test_finished_members_leave_the_batch():
+    """Figs. 6b, 12: a member whose losses reached the level leaves (NaN after); the others train on unchanged."""
+    from dataclasses import replace
+
+    from companion.data.modular import modular_arithmetic
+    from companion.models.lazy_rich import ScaledTransformer
+    from companion.models.transformer import Transformer, TransformerConfig
+    from companion.train.lazy_rich_transformer import train_scaled_transformers
+
+    tc = TransformerConfig(p=7, d_model=16, d_mlp=64, n_heads=2)
+    ds = [modular_arithmetic(7, "add", 0.5, s) for s in (0, 1)]
+    datas = [replace(d, test_x=d.train_x, test_y=d.train_y) for d in ds]
+    la = log_steps(30, 8)
+
+    def run(level):  # tested on the training set, so member 0's losses both fall; member 1 does not move
+        return train_scaled_transformers([ScaledTransformer(Transformer(tc, seed=k), 7, 1.0) for k in (0, 1)], datas,
+                                         [0.5, 1.0], [1e-2, 0.0], [1.0, 1.0], 30, la, stop_level=level)
+
+    full = run(None)
+    level = float(full["train_loss"][0, 4])
+    part = run(level)
+    assert np.isnan(part["train_loss"][0, 5:]).all() and not np.isnan(part["train_loss"][0, :5]).any()
+    assert not np.isnan(part["train_loss"][1]).any() and list(part["step"]) == list(la)
+    np.testing.assert_allclose(part["test_loss"][1], full["test_loss"][1], rtol=1e-6)
+    np.testing.assert_allclose(part["test_loss"][0, :5], full["test_loss"][0, :5], rtol=1e-6)
+
+
+def test_linearised_transformers():
+    """Fig. 13c: the jvp linearisation starts equal to the network; seed 0 in a batch is seed 0 alone."""
+    from companion.data.modular import modular_arithmetic
+    from companion.measures.kernels import linearise
+    from companion.models.lazy_rich import ScaledTransformer
+    from companion.models.transformer import Transformer, TransformerConfig
+    from companion.train.lazy_rich_transformer import train_linearised_transformers
+
+    tc = TransformerConfig(p=7, d_model=16, d_mlp=64, n_heads=2)
+    datas = [modular_arithmetic(7, "add", 0.5, s) for s in (0, 1)]
+    la = log_steps(20, 6)
+
+    def run(seeds):
+        return train_linearised_transformers([ScaledTransformer(Transformer(tc, seed=k), 7, 1.0) for k in seeds],
+                                             datas[:len(seeds)], linearise, 1.0, 1e-2, 2.0, 20, la)
+
+    one, two = run((0,)), run((0, 1))
+    for key in ("train_loss", "test_loss", "lin_train", "lin_test"):
+        np.testing.assert_allclose(two[key][0], one[key][0], rtol=1e-4)
+    np.testing.assert_allclose(two["lin_train"][:, 0], two["train_loss"][:, 0], rtol=1e-12)
+    assert np.all(np.abs(two["lin_train"][:, -1] / two["train_loss"][:, -1] - 1) > 1e-3)  # they part
+
+
 def test_student_teacher_linearised_seeds_batch():
     """Fig. 13b: seed 0 of a batch of seeds is the run of seed 0 alone."""
     from companion.train.lazy_rich import train_st_linearised

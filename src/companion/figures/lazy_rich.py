@@ -255,6 +255,15 @@ def fig13(ra, rb):
     return fig
 
 
+def fig13c(r):
+    """Fig. 13c: the transformer's and its linearisation's cross-entropy (first seed)."""
+    fig, axs = subplots(1, 1)
+    net_vs_lin(axs[0, 0], r, 0)
+    axs[0, 0].set_ylabel("cross-entropy")
+    paper_title(axs[0, 0], "Fig. 13c", "transformer, AdamW")
+    return fig
+
+
 def fig19(r):
     """Fig. 19: one panel per (label index j, data set size P)."""
     J, nP = len(r["js"]), len(r["Ps"])

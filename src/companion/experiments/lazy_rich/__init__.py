@@ -10,7 +10,7 @@ departure. One module per figure group:
 * :mod:`.eigen` — NTK-eigenvector labels (Figs. 5, 19);
 * :mod:`.neurons` — neuron-level committee machines (Figs. 11, 13a, 15);
 * :mod:`.networks` — modular MLP, student–teacher, digits (Figs. 2, 6a, 8, 13b, 16, 17, 18);
-* :mod:`.transformer` — the α-scaled transformer (Figs. 6b, 12);
+* :mod:`.transformer` — the α-scaled transformer and its linearisation (Figs. 6b, 12, 13c);
 * :mod:`.measures` — crossing times and monotonicity on the curves.
 """
 
@@ -86,14 +86,17 @@ from companion.experiments.lazy_rich.sweeps import fig7_summary, fig9_summary, f
 from companion.experiments.lazy_rich.transformer import (
     FIG6B_PROFILES,
     FIG12_PROFILES,
+    FIG13C_PROFILES,
     fig6b_summary,
     fig12_summary,
+    fig13c_summary,
     transformer,
+    transformer_linearised,
 )
 
 __all__ = ["CONFIGS", "DELAYED", "SMALL_LAM", "RUNNERS", "QuadraticRun", "Sweep", "config", "crossing",
            "departures_table",
-           "fig10_summary", "fig11_summary", "fig12_summary", "fig13a_summary", "fig13b_tracking",
+           "fig10_summary", "fig11_summary", "fig12_summary", "fig13a_summary", "fig13b_tracking", "fig13c_summary",
            "fig14_summary", "fig15_summary", "fig17_summary", "fig19_summary", "fig1_summary", "fig1a_summary",
            "fig2_summary", "fig3a_summary", "fig3b_summary", "fig3e_summary", "fig4_n2_summary", "fig4_summary",
            "fig5_summary", "fig6a_summary", "fig6b_summary", "fig7_summary", "fig8_summary", "fig9_summary",
@@ -105,12 +108,13 @@ CONFIGS = {"fig1": FIG1_PROFILES, "fig1a": FIG1A_PROFILES, "fig2": FIG2_PROFILES
            "fig3b": FIG3B_PROFILES, "fig3e": FIG3E_PROFILES, "fig5": FIG5_PROFILES, "fig6a": FIG6A_PROFILES,
            "fig6b": FIG6B_PROFILES, "fig7b": FIG7B_PROFILES, "fig7c": FIG7C_PROFILES, "fig8": FIG8_PROFILES,
            "fig9": FIG9_PROFILES, "fig10": FIG10_PROFILES, "fig11": FIG11_PROFILES, "fig12": FIG12_PROFILES,
-           "fig13a": FIG13A_PROFILES, "fig13b": FIG13B_PROFILES, "fig14": FIG14_PROFILES,
+           "fig13a": FIG13A_PROFILES, "fig13b": FIG13B_PROFILES, "fig13c": FIG13C_PROFILES, "fig14": FIG14_PROFILES,
            "fig15": FIG15_PROFILES, "fig17": FIG17_PROFILES, "fig19": FIG19_PROFILES}
 RUNNERS = {"fig1": fig1, "fig1a": fig1a, "fig2": fig2, "fig3a": quad_sweep, "fig3b": quad_sweep,
            "fig3e": quad_sweep, "fig5": fig5, "fig6a": fig6a, "fig6b": transformer, "fig7b": quad_sweep,
            "fig7c": quad_sweep, "fig8": student_teacher, "fig9": quad_sweep, "fig10": quad_sweep,
-           "fig11": direct, "fig12": transformer, "fig13a": direct, "fig13b": fig13b, "fig14": quad_sweep,
+           "fig11": direct, "fig12": transformer, "fig13a": direct, "fig13b": fig13b,
+           "fig13c": transformer_linearised, "fig14": quad_sweep,
            "fig15": direct, "fig17": student_teacher, "fig19": fig19}
 
 

@@ -155,10 +155,11 @@ class KernelSpectrum:
     lin_times_D: list  # λ_lin · D (paper: 1)
     quad_over_eps2: list  # λ_quad / (2ε²/D²) (the kernel's ε² in eq. 5)
     quad_over_printed: list  # λ_quad / (2ε/D²) (the formula as printed in §5)
+    n: int = 0  # points per Monte Carlo sample
 
 
 def kernel_spectrum(D: int = 20, eps: float = 0.25, n: int = 4000, seeds: tuple = (0, 1, 2)) -> KernelSpectrum:
     """App. 11's eigenvalues of the initial NTK, by Monte Carlo (no training: seconds)."""
     ev = [th.initial_kernel_eigenvalues(D, eps, n, s) for s in seeds]
     return KernelSpectrum(D, eps, [e["lin"] * D for e in ev], [e["quad"] / (2 * eps ** 2 / D ** 2) for e in ev],
-                          [e["quad"] / (2 * eps / D ** 2) for e in ev])
+                          [e["quad"] / (2 * eps / D ** 2) for e in ev], n)

@@ -1,13 +1,22 @@
-"""Figs. 6b and 12 of Kumar et al.: Nanda et al.'s one-layer transformer on modular addition with
-centred logits scaled by α (:class:`companion.models.lazy_rich.ScaledTransformer`), one run per
-(α, weight decay), trained by :func:`companion.train.train`."""
+"""Figs. 6b, 12 and 13c of Kumar et al.: Nanda et al.'s one-layer transformer on modular addition
+with centred logits scaled by α (:class:`companion.models.lazy_rich.ScaledTransformer`), one run
+per (α, weight decay) and seed, and (Fig. 13c) beside its linearisation; every run of a figure is
+one member of a batched tensor program (:mod:`companion.train.lazy_rich_transformer`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
 from companion.cache import experiment
-from companion.experiments.lazy_rich.measures import crossing, increasing, ratio, seed_views, split_seeds, transpose
+from companion.experiments.lazy_rich.measures import (
+    crossing,
+    increasing,
+    ratio,
+    seed_views,
+    split_seeds,
+    tracks_until,
+    transpose,
+)
 from companion.settings import unstated
 from companion.train.fit import log_steps
 
@@ -28,7 +37,7 @@ class TransformerSweep:
     n_log: int = 80  # log-spaced evaluation steps
     n_heads: int = 4  # attention heads
     seeds: tuple = unstated(())  # data split and init seeds, each running every (α, wd) (batched); () = (seed,)
-    stop_when_crossed: bool = False  # stop once every run's train and test loss have reached LOSS_LEVEL
+    stop_when_crossed: bool = False  # a run leaves the batch once its train and test loss have reached LOSS_LEVEL
 
 
 FIG6B = TransformerSweep()
@@ -108,3 +117,70 @@ class WeightDecayVsLaziness:
 def fig12_summary(r: dict) -> WeightDecayVsLaziness:
     """Fig. 12's numbers, one list entry per seed."""
     return transpose([WeightDecayVsLaziness(*delay_ratios(v)) for v in seed_views(r)])
+
+
+# --------------------------------------------------------------------------- Fig. 13c
+@dataclass(frozen=True)
+class TransformerLinearisation:
+    """App. 14 Fig. 13c: the Fig. 6b transformer (p = 113, d_model 128, train_frac 0.4, centred
+    logits × α) at α = 1, trained with AdamW lr 1e-3/α², wd 2, β = (0.9, 0.98), 10-step warm-up,
+    full batch, 15k epochs, beside its linearisation about θ₀ trained the same way."""
+
+    p: int = 113  # modulus
+    d_model: int = 128  # residual width (d_mlp = 4·d_model)
+    train_frac: float = unstated(0.4)  # fraction of the p² pairs in the training set (Fig. 6b's)
+    alpha: float = 1.0  # logit scale
+    lr0: float = 1e-3  # AdamW learning rate lr0/α²
+    wd: float = 2.0  # AdamW weight decay
+    steps: int = 15_000  # full-batch steps
+    n_log: int = 80  # log-spaced evaluation steps
+    n_heads: int = 4  # attention heads
+    seeds: tuple = unstated((0,))  # data split and init seeds (batched)
+    stop_when_decided: bool = False  # stop once every seed's train loss has halved and left its linearisation
+
+
+FIG13C = TransformerLinearisation()
+FIG13C_PROFILES = {"paper": FIG13C,
+                   # Fig. 12's cpu size; stops once the events the claim reads have happened
+                   "cpu": replace(FIG13C, p=31, d_model=64, train_frac=0.5, steps=2_000, seeds=(0, 1, 2),
+                                  stop_when_decided=True),
+                   "smoke": replace(FIG13C, p=13, d_model=32, train_frac=0.5, steps=100, n_log=30)}
+TRACK_REL = 0.05  # relative train-loss gap that counts as leaving the linearisation (as Fig. 13b's 5%)
+
+
+@experiment
+def transformer_linearised(cfg: TransformerLinearisation, device: str = "cpu") -> dict:
+    """Chapter Fig. 13c: the α-scaled transformer and its ``torch.func.jvp`` linearisation, one
+    pair per seed, all one batched tensor program."""
+    from companion.data.modular import modular_arithmetic
+    from companion.measures.kernels import linearise
+    from companion.models.lazy_rich import ScaledTransformer
+    from companion.models.transformer import Transformer, TransformerConfig
+    from companion.train.lazy_rich_transformer import train_linearised_transformers
+
+    tc = TransformerConfig(p=cfg.p, d_model=cfg.d_model, d_mlp=4 * cfg.d_model, n_heads=cfg.n_heads)
+    datas = [modular_arithmetic(cfg.p, "add", cfg.train_frac, s).to(device) for s in cfg.seeds]
+    models = [ScaledTransformer(Transformer(tc, seed=s), cfg.p, 1.0).to(device) for s in cfg.seeds]
+    out = train_linearised_transformers(models, datas, linearise, cfg.alpha, cfg.lr0 / cfg.alpha ** 2, cfg.wd,
+                                        cfg.steps, log_steps(cfg.steps, cfg.n_log),
+                                        stop_rel=TRACK_REL if cfg.stop_when_decided else None)
+    out["seeds"] = list(cfg.seeds)
+    return out
+
+
+@dataclass(frozen=True)
+class EarlyDeviation:
+    """Fig. 13c per seed: when the network's train loss leaves its linearisation's (by 5%) and
+    when it halves, and their ratio."""
+
+    leaves: list  # last logged step within 5%
+    halves: list  # the network's train loss at half its initial value
+    ratio: list  # leaves / halves
+
+
+def fig13c_summary(r: dict) -> EarlyDeviation:
+    """Fig. 13c's numbers, one list entry per seed."""
+    s, net, lin = r["step"], r["train_loss"], r["lin_train"]
+    leaves = [tracks_until(s, a, b, TRACK_REL) for a, b in zip(net, lin)]
+    halves = [crossing(s, a, a[0] / 2) for a in net]
+    return EarlyDeviation(leaves, halves, [ratio(a, b) for a, b in zip(leaves, halves)])
