@@ -30,6 +30,7 @@ from companion.experiments.groktransfer.common import (  # noqa: F401  (the chap
     selection_record,
     sooner,
     surpass,
+    test90_epochs,
     time_gap,
     transfer_delays,
     worst,
