@@ -397,7 +397,7 @@ claims.claim("fig8a_gt_vs_scratch", ref="Fig. 8a",
              quote="GrokTransfer enables the target model to generalize much faster than training from scratch and "
                    "exhibits little generalization delay (Sec. 4.2)", basis=SOONER_BASIS,
              known_deviation=f"reduced profile (2-layer d = 32 transformer, {race_8b.epochs} epochs both arms): "
-                             "scratch memorised without generalising (seed 0 ends at train "
+                             "scratch did not generalise (seed 0 ends at train "
                              f"{runs_8a['scratch']['train_acc'][-1]:.2f} / test {runs_8a['scratch']['test_acc'][-1]:.2f}); "
                              "GrokTransfer from the partial weak models (the note below) fitted neither set; neither "
                              "reached 90% test (not observed)")
