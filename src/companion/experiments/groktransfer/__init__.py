@@ -30,6 +30,7 @@ from companion.experiments.groktransfer.common import (  # noqa: F401  (the chap
     selection_record,
     sooner,
     surpass,
+    test90_epochs,
     time_gap,
     transfer_delays,
     worst,
@@ -120,9 +121,13 @@ def departures_table(profile: str):
              "Fig. 2/3": (FIG2[profile], FIG2["paper"]), "Fig. 6c parity": (PARITY[profile], PARITY["paper"]),
              "Figs. 4, 9–11 XOR": (XOR[profile], XOR["paper"]), "Fig. 5b/c": (RATIO[profile], RATIO["paper"]),
              "Fig. 13 right": (TFPAR[profile], TFPAR["paper"]), "Fig. 14": (DIGITS[profile], DIGITS["paper"])}
-    for fig in ("8a", "8b"):
-        here, paper = tf_runs(profile, "add", fig), tf_runs("paper", "add", fig)
-        pairs |= {f"Fig. {fig} {k}": (here[k], paper.get(k, paper["transfer"])) for k in here}
+    ab, ab_paper = FIG15[profile], FIG15["paper"]
+    pairs |= {"Fig. 15a random A·B": (ab.random, ab_paper.random), "Fig. 15b merged": (ab.merge, ab_paper.merge),
+              "Fig. 15c same d_embed": (ab.same_dim, ab_paper.same_dim)}
+    for op, figs in (("add", {"8a": "8a", "8b": "8b"}), ("mul", {"8a": "13 left", "8b": "16"})):
+        for fig, name in figs.items():
+            here, paper = tf_runs(profile, op, fig), tf_runs("paper", op, fig)
+            pairs |= {f"Fig. {name} {k}": (here[k], paper.get(k, paper["transfer"])) for k in here}
     return table(pairs, profile, substitutions())
 
 

@@ -200,6 +200,11 @@ def worst(values: list):
     return max(values) if all(observed(v) for v in values) else NOT_OBSERVED
 
 
+def test90_epochs(ds: list) -> list:
+    """The first epoch at test 90% (``test``) of each seed's :class:`Delays`."""
+    return [d.test for d in ds]
+
+
 def ratios(ds: list) -> list:
     """The ``ratio`` (t_test / t_train) of each seed's :class:`Delays`."""
     return [d.ratio for d in ds]
