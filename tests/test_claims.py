@@ -160,6 +160,9 @@ def test_a_median_is_decided_only_when_its_interval_clears_the_bound(tmp_path):
     assert r.verdict == "failed" and "0.849 to 1.09" in r.undecided
     assert c.claim("dt_up", per_seed=[d + 0.05 for d in draws], **kw).verdict == "held"
     assert Claims("demo", "smoke", directory=tmp_path).claim("s", per_seed=draws, **kw).verdict == "held"
+    # no seed inside the band, yet the median of an even count falls inside it: undecided, not held
+    apart = c.claim("apart", per_seed=[0.5, 0.6, 0.7, 1.3, 1.4, 1.5], **kw)
+    assert apart.verdict == "failed" and apart.seeds == "0/6" and "95% interval" in apart.undecided
 
 
 def test_the_median_interval_covers_the_median_at_its_level():
