@@ -796,8 +796,8 @@ claims.claim("fig13b_lin_early", ref="Fig. 13b",
 # first-order Taylor model about the initial weights, $f(\theta_0) + J(\theta_0)(\theta - \theta_0)$
 # (one `torch.func.jvp` per forward; no Jacobian is formed), trained the same way. The seeds'
 # networks and linearisations are one batched tensor program; the run stops once every seed's
-# train loss has halved and left its linearisation's by 5% (the two events read below). Curves
-# of the first seed.
+# train loss has halved and left its linearisation's by 5% (the two events read below), so the
+# curves end before any late generalisation. Curves of the first seed: train dashed, test solid.
 
 # %%
 r13c = ex.run("fig13c", profile, ctx.device, seed)
