@@ -100,11 +100,18 @@ def image_seeds_table(t: dict):
     return Markdown(md_table(["", "per seed"], rows))
 
 
-def class_spread_table(c: dict):
+def class_spread_table(c: dict, controls: dict | None = None):
     """Thm 3.5 per seed: the class spread of the pair's representation at memorisation and at the
-    end, and its rank correlation with test accuracy from memorisation to the end."""
+    end, and its rank correlation with test accuracy from memorisation to the end; the same spread
+    before the MLP; and, for each of ``controls`` ({label: :func:`class_consistency` dict}, e.g. a
+    run that does not generalise), its end and rank correlation."""
     rows = [("class spread at memorisation (train acc 0.99)", _seeds(c["at_fit"])),
             ("class spread at the end", _seeds(c["end"])),
             ("end / memorisation", _seeds(c["end_over_fit"])),
-            ("rank correlation with test accuracy, memorisation to end", _seeds(c["rho_acc"]))]
+            ("rank correlation with test accuracy, memorisation to end", _seeds(c["rho_acc"])),
+            ("before the MLP: class spread at the end", _seeds(c["attn_end"])),
+            ("before the MLP: rank correlation with test accuracy", _seeds(c["attn_rho_acc"]))]
+    for label, x in (controls or {}).items():
+        rows += [(f"{label}: class spread at the end", _seeds(x["end"])),
+                 (f"{label}: rank correlation with test accuracy", _seeds(x["rho_acc"]))]
     return Markdown(md_table(["Thm 3.5, all p² pairs", "per seed"], rows))

@@ -226,3 +226,13 @@ def pair_class_spread(model, tokens: torch.Tensor, labels: torch.Tensor) -> floa
     spread is exactly 1 for every embedding: each token appears once in every class, so every k_r is
     2φ̄. The pair's representation at the last position is what Thm 3.5 constrains (App. B.3)."""
     return class_spread(pair_representation(model, tokens), labels)
+
+
+@torch.no_grad()
+def pair_class_spreads(model, tokens: torch.Tensor, labels: torch.Tensor) -> tuple[float, float]:
+    """:func:`class_spread` at two depths from one forward: of the residual stream at the last position
+    after attention and before the MLP (what the embeddings and attention alone make of the pair: a
+    control), and of :func:`pair_representation` after the MLP (what Thm 3.5 constrains)."""
+    resid, N = mlp_internals(model, tokens)
+    blk = model.blocks[0]
+    return class_spread(resid, labels), class_spread(resid + N @ blk.W_out + blk.b_out, labels)

@@ -45,6 +45,7 @@ from .seeded import (
     seeded,
     structured_ratios,
     tracking,
+    width_ceilings,
     width_ratios,
     window_mask,
 )
@@ -125,5 +126,6 @@ __all__ = [
     "ode_summary", "onset", "operation_runs", "operations_seeded", "operations_seeds", "operations_summary",
     "prime_runs", "primes_seeded", "primes_summary", "run_all", "seeded", "setup_run", "split_layouts",
     "structured_ratios", "structured_runs", "structured_seeded", "structured_summary", "tracking", "u_l_go",
-    "width_ratios", "width_runs", "widths_seeded", "widths_summary", "window", "window_mask", "window_r",
+    "width_ceilings", "width_ratios", "width_runs", "widths_seeded", "widths_summary", "window", "window_mask",
+    "window_r",
 ]

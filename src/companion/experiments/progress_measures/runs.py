@@ -15,7 +15,7 @@ import torch
 
 from companion.cache import experiment
 from companion.data.modular import OPERATIONS, SPLIT_SHAPES, hole_mask, modular_split
-from companion.measures.embedding import fourier_gini, med, pair_class_spread, restricted_excluded_loss, weight_norm_sq
+from companion.measures.embedding import fourier_gini, med, pair_class_spreads, restricted_excluded_loss, weight_norm_sq
 from companion.models.gu import INITS, EmbedMLP, gu_config, gu_transformer
 from companion.settings import one_of
 from companion.train import TrainConfig, log_steps, train
@@ -114,14 +114,21 @@ def setup_run(run: Run, device: str):
         if mirror is not None:  # Table 1: how much of each hole a trained mirror can answer
             extra["hole_mirror_in_share"] = float(mirror[held].float().mean()) if held.any() else float("nan")
     if run.op == "add" and run.offset == 0 and run.n_layers == 1 and run.model == "transformer" \
-            and run.shape == "random" and run.train.stop_after_test_acc is None:
-        # Thm 3.5's class consistency of the pair's representation at the last position, over all p² pairs (one
-        # forward of them per evaluation: only on the runs whose trajectories Figs. 2, 5 and 9 read, not on the
-        # hole runs of Table 1 nor on Fig. 20's runs, which stop at a test accuracy to measure an onset)
+            and run.shape == "random" and run.init == "random" and run.train.stop_after_test_acc is None:
+        # Thm 3.5's class consistency of the pair's representation at the last position, over all p² pairs, after
+        # and before the MLP (one forward of them per evaluation): only on the runs whose trajectories Figs. 2, 5,
+        # 9 and 10 read, not on Table 1's hole runs nor on Fig. 20's Toeplitz or early-stopped runs
         a_all, b_all = torch.arange(p).repeat_interleave(p), torch.arange(p).repeat(p)
         pairs = torch.stack([a_all, b_all, torch.full_like(a_all, p)], 1).to(device)
         classes = ((a_all + b_all) % p).to(device)
-        measures["class_spread"] = lambda m: pair_class_spread(m, pairs, classes)
+        spreads: dict = {}
+
+        def spread(m, which):  # both depths from one forward per evaluation
+            if spreads.get("v") != m.W_E._version:
+                spreads["v"], spreads["val"] = m.W_E._version, pair_class_spreads(m, pairs, classes)
+            return spreads["val"][which]
+        measures["class_spread"] = lambda m: spread(m, 1)  # after the MLP (Thm 3.5, App. B.3)
+        measures["class_spread_attn"] = lambda m: spread(m, 0)  # before the MLP: the control
     if run.nanda and run.op == "add" and run.offset == 0 and run.n_layers == 1 and run.model == "transformer":
         m_train = torch.zeros(p * p, dtype=torch.bool)
         m_train[(data.train_x[:, 0] * p + data.train_x[:, 1]).cpu()] = True

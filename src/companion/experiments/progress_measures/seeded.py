@@ -143,7 +143,7 @@ def class_consistency(hists: list) -> dict | None:
     spread at memorisation and at the end. None where the runs do not log it (e.g. kept runs that predate it)."""
     if not all("class_spread" in h for h in hists):
         return None
-    out: dict = {"rho_acc": [], "at_fit": [], "end": [], "end_over_fit": []}
+    out: dict = {"rho_acc": [], "at_fit": [], "end": [], "end_over_fit": [], "attn_end": [], "attn_rho_acc": []}
     for h in hists:
         t0 = fit_step(h)
         m = h["step"] >= (float(t0) if observed(t0) else h["step"][-1])
@@ -152,6 +152,10 @@ def class_consistency(hists: list) -> dict | None:
         out["at_fit"].append(at_fit)
         out["end"].append(float(h["class_spread"][-1]))
         out["end_over_fit"].append(float(h["class_spread"][-1]) / at_fit)
+        # the control before the MLP (runs that predate it log only the final spread)
+        attn = h.get("class_spread_attn")
+        out["attn_end"].append(float(attn[-1]) if attn is not None else float("nan"))
+        out["attn_rho_acc"].append(rank_r(attn[m], h["test_acc"][m]) if attn is not None else float("nan"))
     return out
 
 
@@ -218,6 +222,27 @@ def width_ratios(widths: dict, panel: str) -> tuple:
     ds = sorted(d for (fig, d) in widths if fig == panel)
     small, big = widths[(panel, ds[0])], widths[(panel, ds[-1])]
     return ds[0], ds[-1], [ratio(onset(b), onset(a), floor=1.0) for a, b in zip(small, big)]
+
+
+def width_ceilings(widths: dict, panel: str) -> dict:
+    """Fig. 10–11 per seed: the best accuracy on mirror-untrained test pairs (all test pairs where
+    the split means nothing, e.g. k > 0) of the narrowest and the widest model of ``panel``, the
+    widest minus the narrowest, the widest model's onset (:func:`onset`) and its best plain test
+    accuracy, and each one's final test accuracy; with the class spread logged (:func:`class_consistency`),
+    ``spread`` {width: its dict} and ``spread_gap`` (narrowest's final spread minus the widest's) per seed.
+    None where the panel has fewer than two widths."""
+    ds = sorted(d for (fig, d) in widths if fig == panel)
+    if len(ds) < 2:
+        return None
+    best = {d: [float(h[untrained_key(h)].max()) for h in widths[(panel, d)]] for d in (ds[0], ds[-1])}
+    spread = {d: class_consistency(widths[(panel, d)]) for d in (ds[0], ds[-1])}
+    gap = ([a - b for a, b in zip(spread[ds[0]]["end"], spread[ds[-1]]["end"])]
+           if None not in spread.values() else None)
+    return {"narrow": ds[0], "wide": ds[-1], "best": best, "spread": spread, "spread_gap": gap,
+            "gain": [b - a for a, b in zip(best[ds[0]], best[ds[-1]])],
+            "wide_onset": [onset(h) for h in widths[(panel, ds[-1])]],
+            "wide_best_test": [float(h["test_acc"].max()) for h in widths[(panel, ds[-1])]],
+            "final": {d: [float(h["test_acc"][-1]) for h in widths[(panel, d)]] for d in (ds[0], ds[-1])}}
 
 
 def structured_ratios(struct: dict, frac: float) -> dict:
