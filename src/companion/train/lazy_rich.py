@@ -166,22 +166,19 @@ def train_modular_mlp(data, scales, N: int, steps: int, log_at, lr0: float = 100
     def xs(x):
         return torch.cat([_onehot(x[:, 0], p), _onehot(x[:, 1], p)], 1)
 
-    Xtr = xs(data.train_x)
+    Xtr, Xte = xs(data.train_x), xs(data.test_x)
     Ytr, Yte = _onehot(data.train_y, p), _onehot(data.test_y, p)
     c = (s ** 2 / (D * N))[:, None, None]
     n = len(Ytr)
     hist: dict[str, list] = {k: [] for k in ("train_acc", "test_acc", "train_loss", "test_loss", "norm")}
 
-    def fwd(x):
-        """``h = onehot(x) W1ᵀ`` as the sum of W1's two columns of (a, b): the same floats as the
-        product with the one-hot rows (every other term is an exact zero), without its multiplies."""
-        W1t = W1.transpose(-1, -2).contiguous()
-        h = W1t.index_select(1, x[:, 0].contiguous()) + W1t.index_select(1, p + x[:, 1])  # (S, n, N)
+    def fwd(X):
+        h = X @ W1.transpose(-1, -2)  # (S, n, N)
         return h, c * (h * h) @ W2.transpose(-1, -2)
 
     def record(t: int) -> None:
-        _, out = fwd(data.train_x)
-        _, ote = fwd(data.test_x)
+        _, out = fwd(Xtr)
+        _, ote = fwd(Xte)
         hist["train_acc"].append((out.argmax(-1) == data.train_y).float().mean(-1))
         hist["test_acc"].append((ote.argmax(-1) == data.test_y).float().mean(-1))
         hist["train_loss"].append(((out - Ytr) ** 2).mean((-1, -2)))
@@ -189,7 +186,7 @@ def train_modular_mlp(data, scales, N: int, steps: int, log_at, lr0: float = 100
         hist["norm"].append(W1.norm(dim=(-1, -2)) + W2.norm(dim=(-1, -2)))
 
     def gradient(t: int) -> list[Tensor]:
-        h, out = fwd(data.train_x)
+        h, out = fwd(Xtr)
         dout = 2 * (out - Ytr) / (n * p) / (s ** 2)[:, None, None]
         gW2 = c * dout.transpose(-1, -2) @ (h * h)
         dh = c * (dout @ W2) * 2 * h
