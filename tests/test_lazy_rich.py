@@ -209,6 +209,25 @@ def test_scaled_transformer_is_centred():
     assert torch.allclose(m(data.train_x), 0.5 * base) and base.abs().max() > 1e-3
 
 
+def test_tabled_forward_is_the_transformer():
+    """Q, K, V from (token, position) tables: the transformer's outputs and gradients."""
+    from companion.data.modular import modular_arithmetic
+    from companion.models.lazy_rich import tabled_forward
+    from companion.models.transformer import Transformer, TransformerConfig
+
+    data = modular_arithmetic(11, "add", 0.5, 0)
+    m = Transformer(TransformerConfig(p=11, d_model=16, d_mlp=64, n_heads=2), seed=3)
+    with torch.no_grad():
+        for v in m.parameters():
+            v.add_(0.1 * torch.randn_like(v))
+    a, b = m(data.train_x), tabled_forward(m, data.train_x)
+    torch.testing.assert_close(b, a)
+    ga = torch.autograd.grad(a.square().sum(), list(m.parameters()))
+    gb = torch.autograd.grad(b.square().sum(), list(m.parameters()))
+    for x, y in zip(ga, gb):
+        torch.testing.assert_close(y, x, rtol=1e-4, atol=1e-5)
+
+
 def test_batched_scaled_transformers_equal_one_at_a_time():
     """Figs. 6b, 12: the batched trainer (per-member α, lr, wd) is what train() does per run."""
     from companion.data.modular import modular_arithmetic

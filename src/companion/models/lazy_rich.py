@@ -61,4 +61,31 @@ class ScaledTransformer(nn.Module):
             self.register_buffer("f0", model(toks).detach())
 
     def forward(self, tokens: Tensor) -> Tensor:
-        return self.alpha * (self.model(tokens) - self.f0[tokens[:, 0] * self.p + tokens[:, 1]])
+        return self.alpha * (tabled_forward(self.model, tokens) - self.f0[tokens[:, 0] * self.p + tokens[:, 1]])
+
+
+def tabled_forward(model: nn.Module, tokens: Tensor) -> Tensor:
+    """``model(tokens)`` of a one-layer :class:`~companion.models.transformer.Transformer`, the
+    attention's queries, keys and values taken from tables.
+
+    The residual stream entering the block is ``W_E[token] + W_pos[position]``: a function of
+    (token, position) alone. So ``Q``, ``K`` and ``V`` are computed once per (token, position),
+    ``d_vocab·T`` rows instead of ``batch·T``, and gathered; everything after the attention
+    pattern is :class:`~companion.models.transformer.Block`'s ``last_only`` path. The same
+    function up to float rounding (``tests/test_lazy_rich.py``), for a fraction of the
+    multiply–adds of a batch of the p² pairs (forward and backward)."""
+    if len(model.blocks) != 1:
+        raise ValueError("tabled_forward is the one-layer transformer's")
+    blk, T = model.blocks[0], tokens.shape[1]
+    E = model.W_E[:, None, :] + model.W_pos[None, :T]  # (V, T, d): the stream at every (token, position)
+    B, h, dh = tokens.shape[0], blk.W_Q.shape[0], blk.W_Q.shape[2]
+    rows = (tokens * T + torch.arange(T, device=tokens.device)).reshape(-1)  # row (token, position) of E
+    x_last = E[:, T - 1].index_select(0, tokens[:, -1])[:, None]  # (B, 1, d)
+    q = torch.einsum("vd,hde->vhe", E[:, T - 1], blk.W_Q).index_select(0, tokens[:, -1])[:, :, None]  # (B, h, 1, dh)
+    k, v = (torch.einsum("vtd,hde->vthe", E, W).reshape(-1, h, dh).index_select(0, rows).view(B, T, h, dh)
+            .transpose(1, 2) for W in (blk.W_K, blk.W_V))  # (B, h, T, dh)
+    attn = (q @ k.transpose(-1, -2) * blk.scale).softmax(-1)  # the last query sees every position
+    z = torch.einsum("bhqt,bhte->bhqe", attn, v)
+    resid = x_last + torch.einsum("bhqe,hed->bqd", z, blk.W_O)
+    out = resid + torch.relu(resid @ blk.W_in + blk.b_in) @ blk.W_out + blk.b_out
+    return out[:, -1] @ model.W_U

@@ -48,7 +48,8 @@ def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, eta0, steps: int
     With trainable ``readouts (S, N)`` both layers take GD steps. The test loss is the exact
     population loss for a quadratic ``φ`` when ``T`` is given (eq. 6 with the readout-weighted
     statistics ``w̄ = Σ a_i w_i/N``, ``M = Σ a_i w_i w_iᵀ/N``, App. 12), else the empirical
-    loss on ``X_test``. With ``linearised`` the model is its first-order Taylor expansion in W
+    loss on ``X_test`` (given both, the empirical one is ``sample_test``).
+    With ``linearised`` the model is its first-order Taylor expansion in W
     around W0 (App. 14; readouts fixed). Returns numpy ``(S, len(log_at))`` arrays, the final
     weights ``W`` and with ``keep_W`` the weights at every logged step (``W_traj``).
 
@@ -72,10 +73,14 @@ def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, eta0, steps: int
     train_a = readouts is not None
     E = ep[:, None, None]
 
+    at_W0: dict[int, tuple] = {}  # linearised: (H0, φ(H0), φ'(H0)) of each input set, fixed through training
+
     def forward(Xq, W_, a_):
         if linearised:  # f(W0) + Σ_i ∂f/∂w_i|W0 · (w_i − w_i0)
-            H0 = Xq @ W0.transpose(-1, -2)
-            phi0, dphi0 = activation(H0, E, k)
+            if id(Xq) not in at_W0:
+                H0 = Xq @ W0.transpose(-1, -2)
+                at_W0[id(Xq)] = (H0, *activation(H0, E, k))
+            H0, phi0, dphi0 = at_W0[id(Xq)]
             lin = phi0 + dphi0 * (Xq @ (W_ - W0).transpose(-1, -2))
             return (al[:, None] / N) * (lin @ a_[..., None])[..., 0], H0, phi0, dphi0
         H = Xq @ W_.transpose(-1, -2)  # (S, n, N)
@@ -87,7 +92,7 @@ def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, eta0, steps: int
     a0, W0c = a.clone(), W0.clone()
     if linearised and X_test is None and T is not None:
         raise ValueError("the linearised committee needs an explicit X_test")
-    hist: dict[str, list] = {"train_loss": [], "test_loss": [], "variance": [], "misalignment": [],
+    hist: dict[str, list] = {"train_loss": [], "test_loss": [], "sample_test": [], "variance": [], "misalignment": [],
                              "linear": [], "weight_norm": [], "rel_change": [], "W_traj": []}
     n0 = torch.sqrt((W0c ** 2).sum((-1, -2)))
 
@@ -107,9 +112,10 @@ def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, eta0, steps: int
             for key in ("variance", "misalignment", "linear"):
                 hist[key].append(terms[key])
             hist["test_loss"].append(terms["total"])
-        elif X_test is not None:
+        if X_test is not None:  # with the population loss too: the empirical one as ``sample_test``
             ft = forward(X_test, W, a)[0] - (f0t if f0t is not None else 0)
-            hist["test_loss"].append(((ft - y_test) ** 2).mean(-1))
+            hist["sample_test" if T is not None and not linearised else "test_loss"].append(
+                ((ft - y_test) ** 2).mean(-1))
         hist["weight_norm"].append(torch.sqrt((W ** 2).sum((-1, -2))))
         hist["rel_change"].append(torch.sqrt(((W - W0c) ** 2).sum((-1, -2))) / n0)
 
@@ -244,7 +250,7 @@ def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int
                         lr: float = 3e-3, wd: float = 0.1, seeds: tuple = (0,)) -> dict:
     """App. 14, Fig. 13b: bias-free ``f = W3 tanh(W2 tanh(W1 x))`` student and teacher with
     N(0,1) weights in NTK parameterisation (each layer divided by √fan_in), trained with AdamW,
-    and the student's linearisation ``f0 + J(θ − θ0)`` (explicit Jacobian) trained the same way.
+    and the student's linearisation ``f0 + J(θ − θ0)`` (a ``torch.func.jvp`` at θ0) trained the same way.
     For each ``s`` in ``seeds``: teacher seed 10s, student seed 10s + 1, data seed 10s + 3; the
     seeds are one batched tensor program (the stacked parameters through batched matmuls). Returns
     ``(len(seeds), len(log_at))`` arrays."""
@@ -261,19 +267,8 @@ def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int
 
     shapes = [p.shape for p in init(1)]
 
-    def unflat(v):
-        out, i = [], 0
-        for s in shapes:
-            k = int(np.prod(s))
-            out.append(v[i:i + k].reshape(s))
-            i += k
-        return out
-
-    def flat_f(v, X):
-        return f(unflat(v), X).reshape(-1)
-
     def batched_f(v, X):
-        """``flat_f`` of every seed: ``v (S, n_params)``, ``X (S, n, d)``."""
+        """The flattened outputs of every seed's net: ``v (S, n_params)``, ``X (S, n, d)``."""
         ps, i = [], 0
         for s in shapes:
             k = int(np.prod(s))
@@ -283,7 +278,7 @@ def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int
         h = torch.tanh(h @ ps[1] / math.sqrt(width))
         return (h @ ps[2] / math.sqrt(width)).reshape(len(v), -1)
 
-    Xtr, Xte, Ytr, Yte, th0, Jtr, Jte = [], [], [], [], [], [], []
+    Xtr, Xte, Ytr, Yte, th0 = [], [], [], [], []
     for s in seeds:
         g = torch.Generator().manual_seed(10 * s + 3)
         xtr, xte = torch.randn(n, d, generator=g), torch.randn(n, d, generator=g)
@@ -291,28 +286,28 @@ def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int
         theta0 = torch.cat([p.reshape(-1) for p in init(10 * s + 1)])
         Xtr.append(xtr), Xte.append(xte), th0.append(theta0)
         Ytr.append(f(teacher, xtr).reshape(-1)), Yte.append(f(teacher, xte).reshape(-1))
-        Jtr.append(torch.autograd.functional.jacobian(lambda v, x=xtr: flat_f(v, x), theta0, vectorize=True))
-        Jte.append(torch.autograd.functional.jacobian(lambda v, x=xte: flat_f(v, x), theta0, vectorize=True))
-    Xtr, Xte, yt, ye, theta0, Jtr, Jte = (torch.stack(v) for v in (Xtr, Xte, Ytr, Yte, th0, Jtr, Jte))
+    Xtr, Xte, yt, ye, theta0 = (torch.stack(v) for v in (Xtr, Xte, Ytr, Yte, th0))
     f0tr, f0te = batched_f(theta0, Xtr).detach(), batched_f(theta0, Xte).detach()
     th_net = theta0.clone().requires_grad_(True)
     th_lin = theta0.clone().requires_grad_(True)
     hist: dict[str, list] = {k: [] for k in ("train_loss", "test_loss", "lin_train", "lin_test")}
 
-    def losses(X: Tensor, y: Tensor, f0: Tensor, J: Tensor) -> tuple[Tensor, Tensor]:
-        """(network, linearised) MSE per seed."""
-        dv = th_lin - theta0  # matrix–vector products per seed (a batched one copies Jᵀ in the backward)
-        lin = f0 + torch.stack([J[i] @ dv[i] for i in range(len(dv))])
-        return ((batched_f(th_net, X) - y) ** 2).mean(-1), ((lin - y) ** 2).mean(-1)
+    def losses(X: Tensor, y: Tensor, f0: Tensor) -> tuple[Tensor, Tensor]:
+        """(network, linearised) MSE per seed; ``J(θ0)(θ − θ0)`` by one forward-mode product
+        (``torch.func.jvp``) at θ0, no Jacobian formed (gradients flow through the tangent)."""
+        from torch.func import jvp
+
+        _, jdv = jvp(lambda v: batched_f(v, X), (theta0,), (th_lin - theta0,))
+        return ((batched_f(th_net, X) - y) ** 2).mean(-1), ((f0 + jdv - y) ** 2).mean(-1)
 
     @torch.no_grad()
     def record(t: int) -> None:
-        (ln, ll), (lnt, llt) = losses(Xtr, yt, f0tr, Jtr), losses(Xte, ye, f0te, Jte)
+        (ln, ll), (lnt, llt) = losses(Xtr, yt, f0tr), losses(Xte, ye, f0te)
         for k, v in zip(("train_loss", "lin_train", "test_loss", "lin_test"), (ln, ll, lnt, llt)):
             hist[k].append(v.numpy())
 
     def loss(t: int) -> Tensor:  # the sum: each model's and seed's gradient is its own
-        ln, ll = losses(Xtr, yt, f0tr, Jtr)
+        ln, ll = losses(Xtr, yt, f0tr)
         return ln.sum() + ll.sum()
 
     params = [th_net, th_lin]

@@ -84,15 +84,15 @@ def direct(cfg: NeuronRuns, device: str = "cpu") -> dict:
               centred=q.centred, momentum=cfg.momentum, k=cfg.hermite_k, X_test=st(Xts), y_test=st(yts))
     if cfg.readouts:
         kw["readouts"] = st(As)
-    net = run_committee(**kw)
-    out = {"step": la, "train_loss": net["train_loss"], "test_loss": net["test_loss"]}
-    if cfg.readouts and cfg.hermite_k == 2:  # eq. 6 terms with readout-weighted statistics (App. 12)
+    if cfg.readouts and cfg.hermite_k == 2:  # eq. 6 terms with readout-weighted statistics (App. 12), same run
         T = st([0.5 * torch.outer(b, b) for b in [torch.randn(q.D, generator=torch.Generator().manual_seed(s),
                                                                dtype=DT) for s in cfg.seeds]])
-        kw.pop("X_test"), kw.pop("y_test")
         dec = run_committee(**kw, T=T)
-        out.update({k: dec[k] for k in ("variance", "misalignment", "linear")})
-        out["pop_test"] = dec["test_loss"]
+        out = {"step": la, "train_loss": dec["train_loss"], "test_loss": dec["sample_test"],
+               **{k: dec[k] for k in ("variance", "misalignment", "linear")}, "pop_test": dec["test_loss"]}
+    else:
+        net = run_committee(**kw)
+        out = {"step": la, "train_loss": net["train_loss"], "test_loss": net["test_loss"]}
     if not cfg.readouts:
         lin = run_committee(**kw, linearised=True)
         out["lin_train"], out["lin_test"] = lin["train_loss"], lin["test_loss"]
