@@ -180,3 +180,25 @@ def test_weight_decay_and_lazy_hypotheses_are_recorded_from_their_runs(tmp_path)
     assert ex.norm_ratio(runs, clocks, "quadratic")[0] < 1
     assert "quadratic_wd" in ex.weight_decay_table(ex.profile_settings("cpu"), runs, clocks)
     assert "kernel regression" in ex.lazy_summary(lazy, {})
+
+
+def test_censored_fit_recovers_lambda_star_and_respects_censoring():
+    """The (λ* − λ)⁻² fit of the critical-fraction test: exact data give λ* back; a run censored below
+    the fit's prediction pulls λ* towards it (a longer delay there), one censored beyond λ* changes nothing."""
+    import numpy as np
+
+    from companion.events import observed
+    from companion.experiments.synthesis.critical import censored_fit
+
+    lam = np.array([0.10, 0.12, 0.14, 0.16])
+    dt = 3.0 * (0.2 - lam) ** -2
+    nan = np.full(4, np.nan)
+    f = censored_fit(lam, dt, nan)
+    assert abs(f["lam_star"] - 0.2) < 2e-3 and abs(f["C"] - 3.0) / 3.0 < 0.05
+    beyond = censored_fit(np.r_[lam, 0.25], np.r_[dt, np.nan], np.r_[nan, 100.0])
+    assert abs(beyond["lam_star"] - f["lam_star"]) < 1e-3  # (the λ* grid spans the λ run, so it moves slightly)
+    noisy = dt * np.array([1.1, 0.9, 1.1, 0.9])
+    base = censored_fit(lam, noisy, nan)
+    pulled = censored_fit(np.r_[lam, 0.17], np.r_[noisy, np.nan], np.r_[nan, 1e6])
+    assert 0.16 < pulled["lam_star"] < base["lam_star"]  # the run at 0.17 never generalising: λ* just above it
+    assert not observed(censored_fit(lam[:2], dt[:2], nan[:2])["lam_star"])

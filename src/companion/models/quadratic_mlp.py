@@ -20,7 +20,11 @@ import torch
 
 def quadratic_mlp(W1: torch.Tensor, W2: torch.Tensor, a: torch.Tensor, b: torch.Tensor, p: int) -> torch.Tensor:
     """Outputs (B, p, n) of B nets W₁ (B, d_h, 2p), W₂ (B, p, d_h) on the pairs (a, b) (n each)."""
-    h1 = (W1[:, :, a] + W1[:, :, p + b]) / math.sqrt(2 * p)  # (B, d_h, n): W₁x for one-hot x
+    x = torch.zeros(2 * p, len(a), dtype=W1.dtype, device=W1.device)
+    n = torch.arange(len(a), device=W1.device)
+    x[a, n], x[p + b, n] = 1.0, 1.0  # the one-hot inputs (2p, n): a matmul, whose backward is several times
+    # faster than the gather W₁[:, :, a] + W₁[:, :, p + b] (the same sums, exactly)
+    h1 = (W1 @ x) / math.sqrt(2 * p)  # (B, d_h, n): W₁x
     return W2 @ h1 ** 2 / W1.shape[1]
 
 

@@ -5,6 +5,7 @@
 * :mod:`.experiments` — the cached runs, with every diagnostic recorded at the same steps;
 * :mod:`.predictions` — what each explanation predicts, fixed before any run;
 * :mod:`.interventions` — transfer against laziness (kernel regression with a target's K₀);
+* :mod:`.critical` — the critical training fraction across p (Gu et al. Thm 3.12 against Levi et al.'s λ*);
 * :mod:`.summaries` — the four clocks, Levi et al.'s forecast ratio, the pooled criteria.
 """
 
@@ -23,6 +24,13 @@ from companion.experiments.synthesis.configs import (  # noqa: F401  (the chapte
     Diagnostics,
     Setting,
 )
+from companion.experiments.synthesis.critical import (  # noqa: F401
+    CRITICAL_PROFILES,
+    CriticalFraction,
+    critical_config,
+    critical_runs,
+    summarise,
+)
 from companion.experiments.synthesis.experiments import (  # noqa: F401
     DIAGNOSTICS,
     all_clock_runs,
@@ -34,6 +42,7 @@ from companion.experiments.synthesis.interventions import LAZY_TARGETS, LazyFit,
 from companion.experiments.synthesis.predictions import (  # noqa: F401
     BAND,
     CRITERIA,
+    CRITICAL,
     EXPLAINS,
     LAZY,
     PREDICTIONS,
@@ -59,6 +68,7 @@ from companion.experiments.synthesis.summaries import (  # noqa: F401
 from companion.experiments.synthesis.tables import (  # noqa: F401
     control_summary,
     criteria_table,
+    critical_table,
     departure_pairs,
     findings,
     lazy_summary,
@@ -76,3 +86,4 @@ PAPER_ITEMS: tuple = ()
 def run_all(profile: str, device: str, seed: int = 0) -> None:
     all_clock_runs(profile, device, ALL_SETTINGS, seed)
     lazy_fits(profile, device, seed)
+    critical_runs(critical_config(profile, seed), device)

@@ -17,7 +17,7 @@ words, the expectation that decides it, and the outcome that would refute it. Th
 
 from __future__ import annotations
 
-from companion.claims import Prediction, at_least, at_most, between, less_than, never
+from companion.claims import Prediction, at_least, at_most, between, greater_than, less_than, never
 
 #: the ×2 band of the four-clocks figure, as an expectation on t_cross / t_test
 BAND = between(0.5, 2.0)
@@ -140,3 +140,18 @@ EXPLAINS = {"kernel_distance": "Kumar et al.", "alignment": "Kumar et al.", "med
 #: the pooled criteria, one per (diagnostic, criterion), in the name of the explanation it tests
 POOLED = {(d, k): Prediction(EXPLAINS[d], f"{d}: {p.says}", p.expected, p.refuted_if)
           for d in EXPLAINS for k, p in CRITERIA.items()}
+
+#: the critical training fraction across p (:mod:`.critical`), per seed: the exponent s = d ln α*/d ln p of the
+#: critical fraction α*(p) = 2/(λ* p) fitted from the delays Δt = C(λ* − λ)⁻² (censored) at each p
+CRITICAL = {
+    "gu_rises": Prediction(
+        "Gu et al.",
+        "the training fraction needed to grok is bounded below by 2 ln p / C, C not growing with p (Thm 3.12): the "
+        "critical fraction rises slowly with p, an exponent s = d ln α*/d ln p ≈ 1/ln p above zero",
+        greater_than(0.0), "the critical fraction does not rise with p (s ≤ 0)"),
+    "levi_inverse": Prediction(
+        "Levi et al.",
+        "the critical point is a critical ratio λ* = d_in/N_tr of dimension to samples (§3, App. G: λ = 2/(αp)), "
+        "the same at every p: the critical fraction α* = 2/(λ* p) falls as 1/p, an exponent s = −1 (±½)",
+        between(-1.5, -0.5), "s above −½ (closer to a fraction that does not depend on p than to 1/p) or below −1.5"),
+}

@@ -9,7 +9,7 @@ verdicts differ the verdict table says *definition-dependent*.
 from __future__ import annotations
 
 from companion.experiments.synthesis.configs import INTERVENTIONS, PAPER_OF
-from companion.experiments.synthesis.predictions import EXPLAINS, LAZY, POOLED, PREDICTIONS, WEIGHT_DECAY
+from companion.experiments.synthesis.predictions import CRITICAL, EXPLAINS, LAZY, POOLED, PREDICTIONS, WEIGHT_DECAY
 from companion.experiments.synthesis.summaries import (
     CLOCK_DIAGNOSTICS,
     FRACTIONS,
@@ -40,6 +40,10 @@ BASIS = {
     "needed": "Gu et al. give no delay without weight decay: 'never' is the only reading of 'does not occur'",
     "norm": "1 separates a norm that falls from one that grows between the two clocks",
     "speeds": "1 separates sooner from not sooner; the clocks are read at the same logged steps",
+    "gu_rises": "0 separates a critical fraction that rises with p from one that does not; Thm 3.12's 2 ln p / C "
+                "rises with p for any fixed C",
+    "levi_inverse": "a constant λ* makes α* = 2/(λ* p) exactly ∝ p⁻¹; ±½ is half the distance from that exponent "
+                    "to 0, a critical fraction that does not depend on p",
     "lazy": "0.9 is the accuracy at which every clock of the chapter is read, the yardstick by which a run has "
             "generalised: the lazy model 'reaches the target's accuracy' when it generalises by the same yardstick "
             "(the trained targets' own final accuracies are shown beside it)",
@@ -134,3 +138,17 @@ def setting_labels(profile_settings: dict) -> dict[str, str]:
     """Each setting's name in the tables: family, whose run, and its size."""
     return {n: f"{n} ({PAPER_OF[c.kind]}{'' if c.kind == 'linear' else f', p = {c.p}'})"
             for n, c in profile_settings.items()}
+
+
+#: each critical-fraction prediction: where the explanation says it
+CRITICAL_OF = {"gu_rises": "Gu et al. Thm 3.12", "levi_inverse": "Levi et al. §3, App. G (λ = 2/(αp))"}
+
+
+def record_critical(claims, summary, label: str) -> None:
+    """The critical fraction across p (:func:`.critical.summarise`): each prediction of
+    :data:`.predictions.CRITICAL` on the per-seed exponent s = d ln α*/d ln p (every seed)."""
+    for k, ref in CRITICAL_OF.items():
+        claims.hypothesis(f"critical_{k}", ref=ref, setting=label,
+                          quantity=f"exponent d ln α*/d ln p of the critical fraction over p = "
+                                   f"{', '.join(str(p) for p in summary.ps)} (censored (λ* − λ)⁻² fit per seed)",
+                          prediction=CRITICAL[k], per_seed=summary.exponent_per_seed, basis=BASIS[k])

@@ -3,10 +3,12 @@ types no number)."""
 
 from __future__ import annotations
 
+import math
+
 from companion.events import observed
 from companion.experiments.synthesis.configs import ALL_SETTINGS, PAPER, PAPER_OF, Setting
 from companion.experiments.synthesis.experiments import setting
-from companion.experiments.synthesis.predictions import CRITERIA, LAZY, PREDICTIONS, WEIGHT_DECAY
+from companion.experiments.synthesis.predictions import CRITERIA, CRITICAL, LAZY, PREDICTIONS, WEIGHT_DECAY
 
 
 def profile_settings(profile: str, seed: int = 0, names=ALL_SETTINGS) -> dict[str, Setting]:
@@ -19,7 +21,15 @@ def departure_pairs(profile: str, seed: int = 0) -> dict:
     """``{setting: (config at profile, the paper's)}`` for :func:`companion.profiles.departures_table`."""
     from dataclasses import replace
 
-    return {n: (c, replace(PAPER[n], seed=seed)) for n, c in profile_settings(profile, seed).items()}
+    from companion.experiments.synthesis.critical import CRITICAL as CRIT_PAPER
+    from companion.experiments.synthesis.critical import critical_config
+
+    pairs = {n: (c, replace(PAPER[n], seed=seed)) for n, c in profile_settings(profile, seed).items()}
+    crit = critical_config(profile, seed)
+    pairs.update({f"critical fraction, run {i + 1} ({t})": (c, replace(CRIT_PAPER.runs[i][1], seed=seed))
+                  for i, (t, c) in enumerate(crit.runs)})
+    pairs["critical fraction (fit)"] = (replace(crit, runs=()), replace(CRIT_PAPER, runs=()))
+    return pairs
 
 
 def _cell(x) -> str:
@@ -45,7 +55,8 @@ def predictions_table() -> str:
     """Every prediction (:data:`.predictions.PREDICTIONS`, :data:`.predictions.CRITERIA`) as fixed in the library."""
     rows = ["| test | explanation | prediction | decided by | refuted if |", "|---|---|---|---|---|"]
     tests = {**PREDICTIONS, **{f"pooled: {k}": v for k, v in CRITERIA.items()},
-             **{f"lazy: {k}": v for k, v in LAZY.items()}, **{f"wd: {k}": v for k, v in WEIGHT_DECAY.items()}}
+             **{f"lazy: {k}": v for k, v in LAZY.items()}, **{f"wd: {k}": v for k, v in WEIGHT_DECAY.items()},
+             **{f"critical: {k}": v for k, v in CRITICAL.items()}}
     for k, p in tests.items():
         rows.append(f"| `{k}` | {p.paper} | {_cell(p.says)} | {_cell(p.expected)} | {_cell(p.refuted_if)} |")
     return "\n".join(rows)
@@ -131,4 +142,25 @@ def weight_decay_table(cfgs: dict[str, Setting], runs: dict, clocks: list,
             rows.append(f"| {n} | {c0.train.weight_decay:.3g} | {c0.alpha:g} | {c.seed} | {_f(c.t_tr)} | "
                         f"{_f(c.t_test)} | {_f(c.delay)} | {_f(r)} | {_f(float(h['med_invariant'][0]))} → "
                         f"{_f(float(h['med_invariant'][-1]))} |")
+    return "\n".join(rows)
+
+
+def critical_table(summary) -> str:
+    """Markdown: the critical fraction per p (:class:`.critical.CriticalSummary`): the runs, the pooled
+    censored fit's λ* and α* = 2/(λ* p) with their 95% profile intervals, α* per seed; then the exponent."""
+    rows = ["| p | runs censored (never reach the threshold) | λ* (95% interval) | α* = 2/(λ* p) (95% interval) | "
+            "α* per seed |", "|---|---|---|---|---|"]
+
+    def iv(lo, hi) -> str:
+        return f"[{_f(lo) if observed(lo) else 'unbounded'}, {_f(hi) if observed(hi) else 'unbounded'}]"
+
+    for p in summary.ps:
+        fit, (a, alo, ahi), (nc, n) = summary.pooled[p], summary.alpha_star[p], summary.n_censored[p]
+        rows.append(f"| {p} | {nc} of {n} | {_f(fit['lam_star'])} {iv(*fit['interval'])} | {_f(a)} {iv(alo, ahi)} | "
+                    f"{', '.join(_f(x) for x in summary.per_seed[p])} |")
+    lo, hi = summary.exponent_interval
+    rows += ["", f"Exponent s = d ln α*/d ln p: per seed {', '.join(_f(x) for x in summary.exponent_per_seed)}; "
+                 f"of the pooled α*(p) {_f(summary.exponent)}, seed-bootstrap 95% interval {iv(lo, hi)} "
+                 f"(Levi et al.'s constant λ*: −1; Gu et al.'s 2 ln p / C: ≈ 1/ln p = "
+                 f"{', '.join(f'{1 / math.log(p):.2g}' for p in summary.ps)})."]
     return "\n".join(rows)
