@@ -103,9 +103,11 @@ figs.selection_table(add_gt_cfg.weak, gt_add["selections"], mul_gt_cfg.weak, gt_
 # $W_3\phi(W_2\phi(W_1[E[a];E[b]]))$, no biases, AdamW, full batch, $p = 113$, 25% of the
 # pairs for training. Blue: target from scratch; red: GrokTransfer (seed 0). Dashed: train,
 # solid: test. The paper's configurations are (init, lr, wd) = (0.3, 0.005, 3) for GrokTransfer
-# and (lr, wd) = (0.05, 3) from scratch; at the reduced size (1.0, 1e-3, 1) and (1.0, 5e-3, 3)
-# are used, settings that train at that size (the departures table above). Both arms get the
-# same budget (1500 epochs at cpu) and stop early only once every seed has passed 95% test.
+# and (lr, wd) = (0.05, 3) from scratch; the reduced profiles use settings that train at the
+# reduced size (the departures table above: the scratch learning rate 0.05 did not fit the
+# training set in one seed there, and jumped to test 90% without a delay in the others). Both
+# arms get the same budget (the departures table) and stop early only once every seed has passed
+# 95% test.
 
 # %%
 figs.fig1b(gt_add, sc_add)
@@ -125,10 +127,11 @@ TRACK_BASIS = ("'continuous progress … without delay' read as test 90% within 
 SOONER_BASIS = ("'significantly reducing the gap' read as at least 3× sooner; both arms have the same budget and both "
                 "must reach 90% test (else not observed)")
 add_delays = ex.transfer_delays(gt_add, sc_add)
+add_out = ex.outcomes(add_delays)
 ADD_DEV = (f"reduced profile: the partial rule gave weak models at test {seq(add_delays.weak_test, '.2f')} (seed "
-           f"order); the {TARGET_SIZE} target reached 90% test only from the {max(add_delays.weak_test):.2f} one (its "
-           "ratios in the claims table); from the others it fitted the training set and stalled (the targets end at "
-           f"test {seq(add_delays.transfer_final, '.2f')}) within the same {add_delays.epochs[0]} epochs in which "
+           f"order); the {TARGET_SIZE} target reached 90% test from those at {seq(add_out.reached_weak, '.2f')} "
+           f"(ratios in the claims table); from {seq(add_out.stalled_weak, '.2f')} it fitted the training set and "
+           f"stalled at test {seq(add_out.stalled_final, '.2f')} within the same {add_delays.epochs[0]} epochs in which "
            "every scratch seed grokked (per-seed epochs in the note below)")
 claims.claim("addition_scratch_delay", ref="Fig. 1b", quantity="scratch: t_test90 / t_train90 (epochs), per seed",
              per_seed=ex.ratios(add_delays.scratch), expected=at_least(5), quote=POWER_DELAY, basis=DELAY_BASIS)
@@ -286,21 +289,20 @@ figs.fig6([weak_add, weak_mul, par["weak"]], [gt_add, gt_mul, par["gt"]], [sc_ad
 # %%
 SURPASS_BASIS = "'surpass' at its weakest: the target ends no worse than the weak model it started from"
 claims.claim("addition_surpasses_weak", ref="Fig. 6a", quantity="target final test − transferred weak test, per seed",
-             per_seed=ex.surpass(add_delays), expected=at_least(0), quote=SURPASS, basis=SURPASS_BASIS,
-             known_deviation=f"reduced profile: targets end at test {seq(add_delays.transfer_final, '.2f')} from "
-                             f"weak models at {seq(add_delays.weak_test, '.2f')} (per-seed differences in the claims "
-                             "table) — with seeds on both sides, 3 seeds cannot decide")
+             per_seed=ex.surpass(add_delays), expected=at_least(0), quote=SURPASS, basis=SURPASS_BASIS)
 mul_delays = ex.transfer_delays(gt_mul, sc_mul)
+mul_out = ex.outcomes(mul_delays)
 MUL_DEV = (f"reduced profile, equal budgets ({mul_delays.epochs[0]} epochs both arms): the partial rule gave weak "
            f"models at test {seq(mul_delays.weak_test, '.2f')} (a seed that never reached 30% in "
            f"{mul_gt_cfg.weak.epochs} epochs gives its last snapshot: the selection table above); the GrokTransfer "
-           f"targets fitted the training set and ended at test {seq(mul_delays.transfer_final, '.2f')}, never 90%, "
-           "while scratch grokked in some seeds (per-seed epochs in the note below)")
+           f"targets from {seq(mul_out.stalled_weak, '.2f')} fitted the training set and ended at test "
+           f"{seq(mul_out.stalled_final, '.2f')}, never 90%, while scratch reached 90% test at epochs "
+           f"{seq(ex.test90_epochs(mul_delays.scratch), '.0f')} (per seed; the note below)")
 claims.claim("multiplication_scratch_delay", ref="Fig. 6b", quantity="scratch: t_test90 / t_train90, per seed",
              per_seed=ex.ratios(mul_delays.scratch), expected=at_least(5), quote=POWER_DELAY,
-             basis=DELAY_BASIS, known_deviation="reduced profile: scratch grokked late in the seeds that generalised "
-                                                "(ratios in the claims table); the other had not generalised by "
-                                                f"epoch {mul_delays.epochs[1]} (not observed)")
+             basis=DELAY_BASIS, known_deviation="reduced profile: scratch reached 90% test at "
+                                                f"{seq(ex.ratios(mul_delays.scratch), '.1f')} × its train epoch (seed "
+                                                "order; not observed where it never did): not every seed late")
 claims.claim("multiplication_gt_tracks", ref="Fig. 6b", quantity="GrokTransfer: t_test90 / t_train90, per seed",
              per_seed=ex.ratios(mul_delays.transfer), expected=at_most(2), quote=PARTIAL, basis=TRACK_BASIS,
              known_deviation=MUL_DEV)
@@ -419,16 +421,18 @@ claims.claim("table1_time_ratio", ref="Table 1",
              per_seed=cost.ratio, expected=at_most(0.5),
              quote="The total wall-clock time of GrokTransfer is approximately five times faster than training from "
                    "scratch (Sec. 4.2)", basis="'approximately five times' read generously as at least 2×",
-             known_deviation="FNN proxy, per seed: only the target whose weak model was at test "
-                             f"{max(add_delays.weak_test):.2f} reached 95% test (its seconds in the table below); the "
-                             "other targets never did, so their cost to the paper's bar is not observed")
+             known_deviation="FNN proxy, per seed: the targets from weak models at test "
+                             f"{seq(add_out.reached_weak, '.2f')} reached 95% test (seconds in the table below) at "
+                             "about scratch's cost (ratios in the claims table); from "
+                             f"{seq(add_out.stalled_weak, '.2f')} the target never reached 95%, so its cost to the "
+                             "paper's bar is not observed")
 claims.claim("table1_weak_negligible", ref="Table 1",
              quantity="weak time / (weak + GrokTransfer time), FNN proxy, per seed",
              per_seed=cost.weak_share, expected=at_most(0.1),
              quote="The time spent training the weak FNN model is negligible compared to training the target "
                    "transformer model (Sec. 4.2)", basis="negligible read as at most a tenth of the total",
              known_deviation=f"FNN proxy: the weak FNN ({add_gt_cfg.weak.epochs} epochs) is far above a tenth of "
-                             "the one observed seed's GrokTransfer total (its share in the claims table, the seconds "
+                             "the observed seeds' GrokTransfer total (its share in the claims table, the seconds "
                              f"in the table below) — beside a {TARGET_SIZE} FNN target it is not small, unlike the "
                              "paper's "
                              "2.8 s beside an 8-layer transformer's 71 s (4%); the other seeds not observed")
@@ -588,8 +592,8 @@ claims.claim("fig15b_merge_tracks", ref="Fig. 15b", quantity="merged at epoch 10
              per_seed=ex.ratios(merge_delays), expected=at_most(2),
              quote="Merge A and B into E_T at 100-th epoch and keep training (Fig. 15b caption): the benefit persists",
              basis=TRACK_BASIS,
-             known_deviation="reduced profile: as without merging — only the seed whose weak model was at "
-                             f"{max(add_delays.weak_test):.2f} reached 90% test (its ratio in the claims table); the "
+             known_deviation="reduced profile: as without merging — the seeds whose weak models were at "
+                             f"{seq(add_out.reached_weak, '.2f')} reached 90% test (ratios in the claims table); the "
                              f"merged targets ended at test {seq(f15['merge']['test_acc'][:, -1], '.2f')} after "
                              f"{f15['merge']['epoch'][-1]} epochs (not observed for the others)")
 figs.ablations_note(random_delays, f15["merge"], f15["same_dim"])
@@ -622,15 +626,14 @@ fig16
 display(Markdown(
     "With the weak model chosen by the rule fixed in advance and every comparison at equal budgets, the cpu profile "
     "shows: grokking from scratch (addition, one-hot, the wide XOR net: the claims table); the removal of the delay "
-    f"when the transferred model is good (parity; addition from the weak seed at {max(add_delays.weak_test):.2f}; "
+    f"when the transferred model is good (parity; addition from the weak seeds at {seq(add_out.reached_weak, '.2f')}; "
     "Theorem 3.2 for the weak net with three clean features); Fig. 7's dependence of the target on the weak "
     f"checkpoint (ρ = {sweep.spearman:.2f} over {len(sweep.rows)} targets, their weak checkpoints in the Fig. 7 "
     "table); $r_W \\propto \\varepsilon$. It does **not** show the paper's central claim that a *partially* "
-    "generalising weak model suffices: from the partial weak models other than that one (weak test, seed order: "
-    f"addition {seq(add_delays.weak_test, '.2f')}; multiplication {seq(mul_delays.weak_test, '.2f')}) the {TARGET_SIZE} "
-    f"targets fit the training set and stall (final test {seq(add_delays.transfer_final, '.2f')} and "
-    f"{seq(mul_delays.transfer_final, '.2f')}), on addition and on multiplication, within budgets in which scratch "
-    f"groks. The small transformers (d = 32, {race_8b.epochs} epochs) generalise in no arm, so Figs. 8, 13 left and "
+    "generalising weak model suffices whatever its accuracy: from the partial weak models at test "
+    f"{seq(add_out.stalled_weak, '.2f')} (addition) and {seq(mul_out.stalled_weak, '.2f')} (multiplication) the "
+    f"{TARGET_SIZE} targets fit the training set and stall (final test {seq(add_out.stalled_final, '.2f')} and "
+    f"{seq(mul_out.stalled_final, '.2f')}) within budgets in which every scratch seed reaches 90% test. The small transformers (d = 32, {race_8b.epochs} epochs) generalise in no arm, so Figs. 8, 13 left and "
     "16 are not observed here. These are recorded as known deviations with their numbers; the paper profile (GPU) "
     "runs the paper's sizes."))
 

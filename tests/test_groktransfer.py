@@ -291,6 +291,18 @@ def test_delays_of_a_run_that_never_generalises_are_not_observed():
     assert ex.worst([1.0, NOT_OBSERVED]) is NOT_OBSERVED and ex.worst([1.0, 3.0]) == 3.0
 
 
+def test_outcomes_split_the_seeds_by_whether_the_target_reached_90_percent():
+    """The prose's groups: weak accuracies of the targets that reached 90% test and of those that
+    did not, with the latter's final test accuracy, each in seed order."""
+    ep = np.arange(4) * 10
+    gt = {"epoch": ep, "train_acc": np.ones((3, 4)), "seed_members": [0, 1, 2],
+          "test_acc": np.array([[0, .95, 1, 1], [0, .2, .4, .45], [0, .3, .92, .97]]),
+          "selections": [{"test_acc": .8}, {"test_acc": .3}, {"test_acc": .6}]}
+    sc = {"epoch": ep, "train_acc": np.ones((3, 4)), "test_acc": np.zeros((3, 4)), "seed_members": [0, 1, 2]}
+    out = ex.outcomes(ex.transfer_delays(gt, sc))
+    assert out.reached_weak == [.8, .6] and out.stalled_weak == [.3] and out.stalled_final == [.45]
+
+
 def test_text_embedding_loading_path_on_a_tiny_model(monkeypatch, tmp_path):
     """Fig. 2's text panel: the packaged model is loaded from the package's ``model`` folder and
     the decimal strings '0'…'p−1' are encoded and unit-normalised. The real model and

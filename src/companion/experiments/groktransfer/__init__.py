@@ -16,11 +16,13 @@ from dataclasses import replace
 from companion.experiments.groktransfer.common import (  # noqa: F401  (the chapter's names)
     Delays,
     Hyperparams,
+    Outcomes,
     Split,
     TransferDelays,
     WeakModel,
     delays,
     first_member_delays,
+    outcomes,
     ratios,
     seed_delays,
     seeded,

@@ -190,6 +190,24 @@ def transfer_delays(transfer: dict, scratch: dict) -> TransferDelays:
                           [float(transfer["test_acc"][m, -1]) for m in gm], [s["test_acc"] for s in sels])
 
 
+@dataclass(frozen=True)
+class Outcomes:
+    """Figs. 1b, 6: the seeds split by whether the GrokTransfer target reached 90% test — the
+    weak models' test accuracies of each group and the final test accuracies of those that did
+    not (what the chapter's prose reports)."""
+
+    reached_weak: list
+    stalled_weak: list
+    stalled_final: list
+
+
+def outcomes(d: TransferDelays) -> Outcomes:
+    """:class:`Outcomes` of a :class:`TransferDelays`."""
+    hit = [observed(t.test) for t in d.transfer]
+    return Outcomes([w for w, h in zip(d.weak_test, hit) if h], [w for w, h in zip(d.weak_test, hit) if not h],
+                    [f for f, h in zip(d.transfer_final, hit) if not h])
+
+
 def surpass(d: TransferDelays) -> list:
     """Fig. 6 "surpass": per seed, the target's final test accuracy minus its weak model's."""
     return [t - w for t, w in zip(d.transfer_final, d.weak_test)]
