@@ -58,3 +58,16 @@ def test_med_tracking_compares_with_the_baselines_and_checks_the_level():
     assert t["end_over_start"][0] == pytest.approx(1.05)  # ends above its start
     assert t["recovered"][0] == pytest.approx((2 - 1.05) / (2 - 1))
     assert ex.tracking(h, "missing") != ex.tracking(h, "missing")  # nan for a measure a kept result lacks
+
+
+def test_plateau_gain_is_the_last_quarters_trend_not_its_endpoint_difference():
+    """On a ramp the last quarter's trend gain is the ramp's rise over that quarter, with or
+    without alternating ±0.04 evaluation noise; on a flat curve with that noise it is near zero,
+    although single points 0.08 apart lie in the quarter."""
+    from companion.experiments.progress_measures.seeded import last_quarter_gain
+
+    step = np.arange(0, 820, 20.0)
+    noise = 0.04 * (-1.0) ** np.arange(len(step))
+    assert last_quarter_gain(step, 0.001 * step) == pytest.approx(0.001 * (800 - 600))
+    assert last_quarter_gain(step, 0.001 * step + noise) == pytest.approx(0.2, abs=0.02)
+    assert abs(last_quarter_gain(step, 0.5 + noise)) < 0.01

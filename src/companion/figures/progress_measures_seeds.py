@@ -70,7 +70,7 @@ def holes_seeds_table(t: dict, paper: dict):
         rows.append((f"{k[0]} {k[1]}", f"{share:.2f}", f"{hole_share:.2f}", _seeds(t["u"][k]),
                      _seeds(t["u_out"].get(k, [])), _seeds(t["final"][k]), _seeds(t["rising"][k]), ref))
     header = ["hole", "test pairs mirror-trained", "hole pairs mirror-trained", "U-Acc", "U-Acc mirror-untrained",
-              "final acc", "gain over last quarter", "paper U-Acc % (p = 97)"]
+              "final acc", "trend gain over last quarter", "paper U-Acc % (p = 97)"]
     return Markdown(md_table(header, rows))
 
 

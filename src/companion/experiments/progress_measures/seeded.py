@@ -192,6 +192,18 @@ def depth_seeds(depth: dict, every: int) -> dict:
     return {"lo": lo, "hi": hi, "downward": fl, "excess": excess, "med_end_over_fit": med_fall}
 
 
+def last_quarter_gain(step, acc) -> float:
+    """Table 1's plateau criterion: what the least-squares line through the last quarter of a
+    run's logged accuracies gains across that quarter. The trend, not the difference of two
+    logged points: near a plateau the accuracy fluctuates by a few hundredths from one
+    evaluation to the next, and an end-to-end difference would read that noise as a climb."""
+    s, a = np.asarray(step, float), np.asarray(acc, float)
+    last = s >= 0.75 * s[-1]
+    if last.sum() < 2:
+        return float(a[-1] - a[0])
+    return float(np.polyfit(s[last], a[last], 1)[0] * (s[-1] - s[last][0]))
+
+
 def holes_seeds(holes: dict) -> dict:
     """Table 1 per seed: U-Acc on all and on mirror-untrained test pairs, the ceiling's fall
     between the smallest and largest hole of each shape, and hole minus rest."""
@@ -199,8 +211,7 @@ def holes_seeds(holes: dict) -> dict:
     u_out = {k: [float(h["acc_mirror_out"].max()) for h in hs] for k, hs in holes.items() if "acc_mirror_out" in hs[0]}
     final = {k: [float(h["test_acc"][-1]) for h in hs] for k, hs in holes.items()}
     # still rising at the end: the last quarter of the run gained > PLATEAU_GAIN (not converged)
-    rising = {k: [float(h["test_acc"][-1] - np.interp(0.75 * h["step"][-1], h["step"], h["test_acc"])) for h in hs]
-              for k, hs in holes.items()}
+    rising = {k: [last_quarter_gain(h["step"], h["test_acc"]) for h in hs] for k, hs in holes.items()}
     max_gain = [float(max(g)) for g in zip(*rising.values())]  # per seed, over the holes
     share = {k: (hs[0].get("mirror_in_share", float("nan")), hs[0].get("hole_mirror_in_share", float("nan")))
              for k, hs in holes.items()}
