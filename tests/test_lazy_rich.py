@@ -206,7 +206,8 @@ def test_scaled_transformer_is_centred():
     with torch.no_grad():
         m.model.W_U.add_(0.1)
     base = m.model(data.train_x) - m.f0[data.train_x[:, 0] * 7 + data.train_x[:, 1]]
-    assert torch.allclose(m(data.train_x), 0.5 * base) and base.abs().max() > 1e-3
+    torch.testing.assert_close(m(data.train_x), 0.5 * base, rtol=1e-5, atol=1e-6)  # the tabled forward: rounding
+    assert base.abs().max() > 1e-3
 
 
 def test_tabled_forward_is_the_transformer():
@@ -300,7 +301,7 @@ def test_linearised_transformers():
     one, two = run((0,)), run((0, 1))
     for key in ("train_loss", "test_loss", "lin_train", "lin_test"):
         np.testing.assert_allclose(two[key][0], one[key][0], rtol=1e-4)
-    np.testing.assert_allclose(two["lin_train"][:, 0], two["train_loss"][:, 0], rtol=1e-12)
+    np.testing.assert_allclose(two["lin_train"][:, 0], two["train_loss"][:, 0], rtol=1e-6)  # float32 rounding
     assert np.all(np.abs(two["lin_train"][:, -1] / two["train_loss"][:, -1] - 1) > 1e-3)  # they part
 
 
