@@ -22,6 +22,25 @@ def _setup(S=2, D=12, P=50, N=30, seed=0, sigma=1.0):
     return task, W0
 
 
+def test_closure_shared_inputs_one_product_per_block():
+    """Runs on the same inputs (a float32 sweep) take the block path (Φ = vec(x1 x1ᵀ) once per block):
+    the same curves as the per-run products, and as float64, up to float32 rounding."""
+    task, W0 = _setup()
+    w, M = th.init_stats(W0)
+    S = 8
+    X, y, T = (task[k][:1].expand(S, *task[k].shape[1:]).contiguous() for k in ("X", "y", "T"))
+    w, M = w[:1].expand(S, -1).contiguous(), M[:1].expand(S, -1, -1).contiguous()
+    alpha = torch.linspace(0.5, 3.0, S, dtype=DT)
+    la = log_steps(400, 10)
+    X1 = torch.cat([X, torch.ones(S, X.shape[1], 1, dtype=DT)], -1)
+    assert th._shared_outer(X1.float()) is not None and th._shared_outer(X1) is None
+    f32 = [v.float() for v in (X, y, T, w, M, alpha)]
+    a = th.run_closure(*f32[:5], f32[5], 0.2, 0.7, 400, la)
+    b = th.run_closure(X, y, T, w, M, alpha, 0.2, 0.7, 400, la)
+    for key in ("train_loss", "test_loss", "rel_change2"):
+        np.testing.assert_allclose(a[key], b[key], rtol=2e-3, atol=1e-7)
+
+
 @pytest.mark.parametrize("centred", [True, False])
 def test_closure_equals_neuron_simulation(centred):
     """§2.6 closure (w̄, M recursion) == neuron-level GD, train and eq. 6 test loss."""

@@ -166,6 +166,7 @@ def run_closure(X: Tensor, y: Tensor, T: Tensor | None, wbar0: Tensor, M0: Tenso
     # for the relative change); with x1 = [x; 1] the residual is x1ᵀ Q1 x1 − y and X1ᵀ diag(r) X1 = [[G, g], [gᵀ, ·]]
     X1 = torch.cat([X, torch.ones(S, P, 1, dtype=dt, device=X.device)], -1)  # (S, P, D + 1)
     X1t = X1.transpose(-1, -2)
+    Phi = _shared_outer(X1)  # runs in blocks sharing their inputs: the outer products x1 x1ᵀ once per block
     M1 = torch.cat([torch.cat([M0, wbar0[..., None]], -1),
                     torch.cat([wbar0[:, None, :], torch.ones(S, 1, 1, dtype=dt, device=X.device)], -1)], -2)
     R1, M10 = M1.clone(), (M1.clone() if centred else torch.zeros_like(M1))
@@ -240,8 +241,15 @@ def run_closure(X: Tensor, y: Tensor, T: Tensor | None, wbar0: Tensor, M0: Tenso
             C = C - k[..., None] * (wbar0[..., :, None] * g[..., None, :]
                                     + ep[:, None, None] * (M0 @ G))
             continue
-        r = ((X1 @ (Lam * (M1 - M10))) * X1).sum(-1) - y  # (S, P)
-        A = torch.addcmul(eye1, kmask, X1t @ (r[..., None] * X1), value=-1)  # (S, D + 1, D + 1)
+        Q1 = Lam * (M1 - M10)
+        if Phi is None:
+            r = ((X1 @ Q1) * X1).sum(-1) - y  # (S, P)
+            G1 = X1t @ (r[..., None] * X1)
+        else:  # the same sums as one matrix product per block: r = Φ vec(Q1) − y, vec(G1) = Φᵀ r
+            g_, m_ = Phi.shape[0], S // Phi.shape[0]
+            r = (Q1.reshape(g_, m_, -1) @ Phi.transpose(-1, -2)).reshape(S, P) - y
+            G1 = (r.reshape(g_, m_, P) @ Phi).reshape(S, D + 1, D + 1)
+        A = torch.addcmul(eye1, kmask, G1, value=-1)  # (S, D + 1, D + 1)
         M1 = A @ M1 @ A.transpose(-1, -2)
         R1 = A @ R1
     # the record at a step both logged and a cka step is taken once; split the two streams
@@ -258,6 +266,25 @@ def run_closure(X: Tensor, y: Tensor, T: Tensor | None, wbar0: Tensor, M0: Tenso
         res["cka_step"] = np.asarray(cka_steps)
         res["cka"] = torch.stack(out["cka"], -1).cpu().numpy()
     return res
+
+
+def _shared_outer(X1: Tensor, min_block: int = 4, max_elements: int = 20_000_000) -> Tensor | None:
+    """``(g, P, D1²)`` rows ``vec(x1 x1ᵀ)`` when the S runs of ``X1 (S, P, D1)`` come in g equal blocks of
+    ≥ ``min_block`` consecutive runs on the same inputs (a sweep's values for each seed), else None: the
+    residual and ``X1ᵀ diag(r) X1`` of a block are then one matrix product each instead of one per run.
+    Float32 only: measured 8–42% faster per step on the cpu sweeps of Figs. 3 and 7, but slower in float64
+    (Fig. 10's N = 2 sweep, 3.3 s against 5 s for 2000 steps)."""
+    S, P, D1 = X1.shape
+    if X1.dtype != torch.float32:
+        return None
+    same = [bool(torch.equal(X1[i], X1[i - 1])) for i in range(1, S)]
+    starts = [0] + [i for i in range(1, S) if not same[i - 1]]
+    m = S // len(starts)
+    if m < min_block or S % m or any(b != i * m for i, b in enumerate(starts)) \
+            or len(starts) * P * D1 * D1 > max_elements:
+        return None
+    Xg = X1[::m]
+    return (Xg[..., :, None] * Xg[..., None, :]).reshape(len(starts), P, D1 * D1)
 
 
 def predictor_coeffs(X: Tensor, c: Tensor, wbar0: Tensor, M0: Tensor, eps) -> tuple[Tensor, Tensor]:
