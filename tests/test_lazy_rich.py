@@ -22,6 +22,25 @@ def _setup(S=2, D=12, P=50, N=30, seed=0, sigma=1.0):
     return task, W0
 
 
+def test_closure_shared_inputs_one_product_per_block():
+    """Runs on the same inputs (a float32 sweep) take the block path (Φ = vec(x1 x1ᵀ) once per block):
+    the same curves as the per-run products, and as float64, up to float32 rounding."""
+    task, W0 = _setup()
+    w, M = th.init_stats(W0)
+    S = 8
+    X, y, T = (task[k][:1].expand(S, *task[k].shape[1:]).contiguous() for k in ("X", "y", "T"))
+    w, M = w[:1].expand(S, -1).contiguous(), M[:1].expand(S, -1, -1).contiguous()
+    alpha = torch.linspace(0.5, 3.0, S, dtype=DT)
+    la = log_steps(400, 10)
+    X1 = torch.cat([X, torch.ones(S, X.shape[1], 1, dtype=DT)], -1)
+    assert th._shared_outer(X1.float()) is not None and th._shared_outer(X1) is None
+    f32 = [v.float() for v in (X, y, T, w, M, alpha)]
+    a = th.run_closure(*f32[:5], f32[5], 0.2, 0.7, 400, la)
+    b = th.run_closure(X, y, T, w, M, alpha, 0.2, 0.7, 400, la)
+    for key in ("train_loss", "test_loss", "rel_change2"):
+        np.testing.assert_allclose(a[key], b[key], rtol=2e-3, atol=1e-7)
+
+
 @pytest.mark.parametrize("centred", [True, False])
 def test_closure_equals_neuron_simulation(centred):
     """§2.6 closure (w̄, M recursion) == neuron-level GD, train and eq. 6 test loss."""
@@ -206,7 +225,8 @@ def test_scaled_transformer_is_centred():
     with torch.no_grad():
         m.model.W_U.add_(0.1)
     base = m.model(data.train_x) - m.f0[data.train_x[:, 0] * 7 + data.train_x[:, 1]]
-    assert torch.allclose(m(data.train_x), 0.5 * base) and base.abs().max() > 1e-3
+    torch.testing.assert_close(m(data.train_x), 0.5 * base, rtol=1e-5, atol=1e-6)  # the tabled forward: rounding
+    assert base.abs().max() > 1e-3
 
 
 def test_tabled_forward_is_the_transformer():
@@ -300,7 +320,7 @@ def test_linearised_transformers():
     one, two = run((0,)), run((0, 1))
     for key in ("train_loss", "test_loss", "lin_train", "lin_test"):
         np.testing.assert_allclose(two[key][0], one[key][0], rtol=1e-4)
-    np.testing.assert_allclose(two["lin_train"][:, 0], two["train_loss"][:, 0], rtol=1e-12)
+    np.testing.assert_allclose(two["lin_train"][:, 0], two["train_loss"][:, 0], rtol=1e-6)  # float32 rounding
     assert np.all(np.abs(two["lin_train"][:, -1] / two["train_loss"][:, -1] - 1) > 1e-3)  # they part
 
 

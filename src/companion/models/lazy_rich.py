@@ -78,14 +78,15 @@ def tabled_forward(model: nn.Module, tokens: Tensor) -> Tensor:
         raise ValueError("tabled_forward is the one-layer transformer's")
     blk, T = model.blocks[0], tokens.shape[1]
     E = model.W_E[:, None, :] + model.W_pos[None, :T]  # (V, T, d): the stream at every (token, position)
-    B, h, dh = tokens.shape[0], blk.W_Q.shape[0], blk.W_Q.shape[2]
-    rows = (tokens * T + torch.arange(T, device=tokens.device)).reshape(-1)  # row (token, position) of E
-    x_last = E[:, T - 1].index_select(0, tokens[:, -1])[:, None]  # (B, 1, d)
-    q = torch.einsum("vd,hde->vhe", E[:, T - 1], blk.W_Q).index_select(0, tokens[:, -1])[:, :, None]  # (B, h, 1, dh)
-    k, v = (torch.einsum("vtd,hde->vthe", E, W).reshape(-1, h, dh).index_select(0, rows).view(B, T, h, dh)
-            .transpose(1, 2) for W in (blk.W_K, blk.W_V))  # (B, h, T, dh)
-    attn = (q @ k.transpose(-1, -2) * blk.scale).softmax(-1)  # the last query sees every position
-    z = torch.einsum("bhqt,bhte->bhqe", attn, v)
-    resid = x_last + torch.einsum("bhqe,hed->bqd", z, blk.W_O)
+    V, B, h, dh = E.shape[0], tokens.shape[0], blk.W_Q.shape[0], blk.W_Q.shape[2]
+    last = tokens[:, -1]
+    rows = tokens * T + torch.arange(T, device=tokens.device)  # (B, T): row (token, position) of E
+    q = torch.einsum("vd,hde->vhe", E[:, T - 1], blk.W_Q)  # (V, h, dh): the last position's queries
+    k, v = (torch.einsum("vtd,hde->vthe", E, W).reshape(V * T, h, dh) for W in (blk.W_K, blk.W_V))
+    S = torch.einsum("vhe,rhe->vrh", q, k).reshape(V * V * T, h) * blk.scale  # every (query, key) score
+    scores = S.index_select(0, (last[:, None] * (V * T) + rows).reshape(-1)).view(B, T, h)
+    attn = scores.softmax(1)  # the last query sees every position
+    z = (attn[..., None] * v.index_select(0, rows.reshape(-1)).view(B, T, h, dh)).sum(1)  # (B, h, dh)
+    resid = E[:, T - 1].index_select(0, last) + z.reshape(B, h * dh) @ blk.W_O.reshape(h * dh, -1)
     out = resid + torch.relu(resid @ blk.W_in + blk.b_in) @ blk.W_out + blk.b_out
-    return out[:, -1] @ model.W_U
+    return out @ model.W_U
