@@ -409,7 +409,10 @@ def test_transfer_probe_ranks_a_grokked_embedding_above_a_random_one():
     kw = dict(steps=100, n_seeds=3, train_frac=0.5)
     acc_g, acc_r, acc_f = (transfer_probe(E, p, **kw) for E in (grokked, random, fourier))
     assert acc_g > acc_r + 0.3 and acc_f > acc_r + 0.3
-    assert transfer_probe(3 * grokked, p, **kw) == pytest.approx(acc_g, abs=1e-6)  # deterministic, scale-free
+    assert transfer_probe(grokked, p, **kw) == acc_g  # deterministic
+    # scale-free up to rounding: 3E normalised differs from E normalised in the last bit, which 100 steps can turn
+    # into a flipped prediction or two among the 3 × 265 test pairs (one flip = 0.0013; seen on one CPU, not another)
+    assert transfer_probe(3 * grokked, p, **kw) == pytest.approx(acc_g, abs=0.01)
 
 
 def test_clocks_take_float32_tensors_and_keep_their_dtype_at_thresholds():
