@@ -164,3 +164,17 @@ def test_report_thumbnails_take_each_items_first_figure_from_its_caption_or_head
                             per_seed=[0.5, 0.6, 0.7], basis="b")
     report = report_markdown([rec, hyp], ["demo", "synth"], {}, "cpu", thumbnails={**thumbs, **more})
     assert '<a href="synth.html"><img class="thumb" src="../_static/thumbs/synth-synth-clocks.png"' in report
+
+
+def test_chapters_run_longest_first_and_the_synthesis_after_the_chapters_it_reuses(tmp_path):
+    import json
+
+    from companion.build import longest_first
+
+    chapters = ["grokking", "synthesis", "lazy_rich", "groktransfer"]
+    assert longest_first(chapters, tmp_path / "none.json", "cpu") == ["groktransfer", "lazy_rich", "grokking",
+                                                                       "synthesis"]
+    last = tmp_path / "build.json"
+    last.write_text(json.dumps({"profile": "cpu", "chapters": {"grokking": {"seconds": 900}, "synthesis":
+                                                               {"seconds": 2000}}}))
+    assert longest_first(chapters, last, "cpu") == ["grokking", "groktransfer", "lazy_rich", "synthesis"]

@@ -52,6 +52,8 @@ from companion.report import figure_thumbnails, report_markdown
 #: each chapter's budget at the cpu profile on 2 cores (the whole book: under 30 minutes)
 CPU_BUDGET_MINUTES = {"grokking": 3, "linear_estimators": 4, "progress_measures": 8, "lazy_rich": 6,
                       "groktransfer": 7, "synthesis": 8}
+#: chapters that reuse the other chapters' cached runs (their budget assumes it): always started last
+BUILDS_ON_OTHERS = ("synthesis",)
 #: default wall-clock limit per chapter: this multiple of its cpu budget (smoke: of one minute);
 #: none at the paper profile (hours on a GPU are expected there)
 CHAPTER_TIMEOUT_FACTOR = 4
@@ -176,7 +178,8 @@ def longest_first(chapters: list[str], last_build: Path, profile: str) -> list[s
     """Chapters ordered by their time in the last build of this profile, longest first.
 
     With two workers, starting the long chapters first keeps both busy to the end (LPT
-    scheduling); a chapter not in the last build is placed by its cpu budget.
+    scheduling); a chapter not in the last build is placed by its cpu budget. The chapters of
+    :data:`BUILDS_ON_OTHERS` come last, so the runs they share are computed by their own chapters.
     """
     seconds = {c: 60.0 * m for c, m in CPU_BUDGET_MINUTES.items()}
     try:
@@ -185,7 +188,7 @@ def longest_first(chapters: list[str], last_build: Path, profile: str) -> list[s
             seconds |= {k: v["seconds"] for k, v in last["chapters"].items()}
     except (OSError, ValueError, KeyError):
         pass
-    return sorted(chapters, key=lambda c: -seconds.get(c, 0.0))
+    return sorted(chapters, key=lambda c: (c in BUILDS_ON_OTHERS, -seconds.get(c, 0.0)))
 
 
 def chapter_timeout(name: str, profile: str, given: float | None = None) -> float | None:
