@@ -584,8 +584,8 @@ claims.claim("fig15a_random_ab_delay", ref="Fig. 15a", quantity="random A·B (ML
              basis=DELAY_BASIS,
              known_deviation="reduced profile: the random-A·B targets fitted the training set (the note below) but "
                              f"never exceeded test {np.max(f15['random']['test_acc']):.3f} in their "
-                             f"{f15['random']['epoch'][-1]} epochs (a reduced budget: scratch first reached 90% test at "
-                             f"epochs {seq(ex.test90_epochs(add_delays.scratch), '.0f')}); whether they grok later is "
+                             f"{f15['random']['epoch'][-1]} epochs, the budget in which scratch first reached 90% test at "
+                             f"epochs {seq(ex.test90_epochs(add_delays.scratch), '.0f')}; whether they grok later is "
                              "not observed")
 merge_delays = ex.seed_delays(f15["merge"])
 claims.claim("fig15b_merge_tracks", ref="Fig. 15b", quantity="merged at epoch 100: t_test90 / t_train90, per seed",
