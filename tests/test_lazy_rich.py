@@ -422,3 +422,56 @@ def test_initial_kernel_eigenvalues_match_app11():
     ev = initial_kernel_eigenvalues(10, 0.5, n=2000, seed=0)
     assert ev["lin"] * 10 == pytest.approx(1.0, rel=0.15)
     assert ev["quad"] / (2 * 0.25 / 100) == pytest.approx(1.0, rel=0.15)
+
+
+def _committee_autograd(X, y, W0, alpha, eps, eta0, steps, wd=0.0):
+    """Plain GD on ``W`` of ``f = (α/N) Σ φ(w_i·x)`` (centred), mean-squared loss, lr η0·N/α², and a
+    decoupled weight decay ``W ← (1 − η0κ)W − lr ∇L(W)``: the network written out, by autograd."""
+    N = W0.shape[0]
+
+    def f(W):
+        h = X @ W.T
+        return alpha / N * (h + eps / 2 * h ** 2).sum(-1)
+
+    f0 = f(W0).detach()
+    W = W0.clone().requires_grad_(True)
+    for _ in range(steps):
+        loss = ((f(W) - f0 - y) ** 2).mean()
+        (g,) = torch.autograd.grad(loss, W)
+        W = ((1 - eta0 * wd) * W - eta0 * N / alpha ** 2 * g).detach().requires_grad_(True)
+    return W.detach()
+
+
+def test_closure_weight_decay_equals_network_gd():
+    """App. 13: the closure with decoupled weight decay (B → (1 − η0κ)I − kεG) == GD on the network's weights
+    with W ← (1 − η0κ)W − η∇L: the same relative weight change and train loss after 200 steps."""
+    task, W0 = _setup(S=1)
+    X, y, T = task["X"], task["y"], task["T"]
+    w, M = th.init_stats(W0)
+    alpha, eps, eta0, wd, steps = 2.0, 0.3, 0.7, 0.02, 200
+    a = th.run_closure(X, y, T, w, M, alpha, eps, eta0, steps, [0, steps], wd=wd)
+    W = _committee_autograd(X[0], y[0], W0[0], alpha, eps, eta0, steps, wd=wd)
+    rel2 = ((W - W0[0]) ** 2).sum() / (W0[0] ** 2).sum()
+    np.testing.assert_allclose(a["rel_change2"][0, -1], float(rel2), rtol=1e-8)
+    np.testing.assert_allclose(a["weight_norm2"][0, -1], float((W ** 2).sum() / W.shape[0]), rtol=1e-8)
+    no_wd = th.run_closure(X, y, T, w, M, alpha, eps, eta0, steps, [0, steps])
+    assert a["weight_norm2"][0, -1] < no_wd["weight_norm2"][0, -1]  # the decay did act
+
+
+def test_difficulty_from_the_network_jacobian():
+    """App. 10, eq. 8: yᵀK⁻¹y / N from the closure's statistics == from K = JJᵀ, J the autograd Jacobian of the
+    network's outputs on the training set with respect to all its weights."""
+    from companion.experiments.lazy_rich.closure import QuadraticRun, difficulty, stack_runs
+
+    q = QuadraticRun(D=6, P=20, N=40, eps=0.3, alpha=1.7, seed=3)
+    b = stack_runs([q])
+    X, y = b["X"][0], b["y"][0]
+    W0 = torch.randn(q.N, q.D, generator=torch.Generator().manual_seed(q.seed + 1), dtype=DT)
+
+    def f(W):
+        h = X @ W.T
+        return q.alpha / q.N * (h + q.eps / 2 * h ** 2).sum(-1)
+
+    J = torch.autograd.functional.jacobian(f, W0).reshape(q.P, -1)
+    ref = float(y @ torch.linalg.solve(J @ J.T, y)) / q.N
+    np.testing.assert_allclose(difficulty([q], b)[0], ref, rtol=1e-8)

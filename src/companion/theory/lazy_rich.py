@@ -136,7 +136,8 @@ def k0_regression_loss(X, y, T, wbar0, M0, eps, ridge: float = 0.0) -> Tensor:
 def run_closure(X: Tensor, y: Tensor, T: Tensor | None, wbar0: Tensor, M0: Tensor, alpha, eps, eta0,
                 steps: int, log_at, centred: bool = True, linearised: bool = False,
                 X_test: Tensor | None = None, y_test: Tensor | None = None,
-                cka_X: Tensor | None = None, cka_y: Tensor | None = None, cka_every: int = 0) -> dict:
+                cka_X: Tensor | None = None, cka_y: Tensor | None = None, cka_every: int = 0,
+                wd=0.0) -> dict:
     """Full-batch GD of the committee machine (or its linearisation), batched over a leading
     axis S of independent runs (own data, init, α, ε, η0), via the exact (w̄, M) closure.
 
@@ -146,7 +147,9 @@ def run_closure(X: Tensor, y: Tensor, T: Tensor | None, wbar0: Tensor, M0: Tenso
     ``rel_change2`` (``‖W−W0‖²_F/‖W0‖²_F``). With ``cka_X`` the centred kernel–target alignment
     of the current NTK every ``cka_every`` steps (``cka_step``, ``cka``). ``P`` per run may be
     padded with zero rows (``y = 0``): such rows have zero residual; pass the true counts by
-    making ``eta0`` already include ``P_pad/P_true``.
+    making ``eta0`` already include ``P_pad/P_true``. ``wd`` (per run, network only) is a decoupled
+    weight decay κ: each step first multiplies every weight by ``1 − η0κ`` (``B → (1 − η0κ)I − kεG``),
+    a map that is still affine in ``w_i``, so the closure stays exact.
 
     This is the one loop of the chapter outside :func:`companion.train.fit.fit`: it iterates
     the exact closure of the sufficient statistics, not the parameters of a network (the
@@ -176,7 +179,9 @@ def run_closure(X: Tensor, y: Tensor, T: Tensor | None, wbar0: Tensor, M0: Tenso
     kmask = torch.zeros_like(M1)  # A = I − kmask ⊙ (X1ᵀ diag(r) X1)
     kmask[:, :D, :D] = (k * ep[:, None])[..., None]
     kmask[:, :D, D] = k
-    eye1 = torch.eye(D + 1, dtype=dt, device=X.device)
+    shrink = torch.ones(S, D + 1, dtype=dt, device=X.device)  # A = diag(shrink) − kmask ⊙ G1
+    shrink[:, :D] -= (e0 * _col(wd, M0))[:, None]
+    eye1 = torch.diag_embed(shrink)  # the identity, shrunk by the weight decay
     out: dict[str, list] = {k_: [] for k_ in ("train_loss", "test_loss", "variance", "misalignment",
                                               "linear", "weight_norm2", "rel_change2", "cka")}
     cka_steps: list[int] = []

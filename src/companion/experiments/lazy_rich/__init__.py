@@ -82,7 +82,16 @@ from companion.experiments.lazy_rich.neurons import (
     fig13a_summary,
     fig15_summary,
 )
-from companion.experiments.lazy_rich.sweeps import fig7_summary, fig9_summary, fig10_summary, fig14_summary
+from companion.experiments.lazy_rich.sweeps import (
+    EQ9_PROFILES,
+    WD13_PROFILES,
+    eq9_summary,
+    fig7_summary,
+    fig9_summary,
+    fig10_summary,
+    fig14_summary,
+    wd13_summary,
+)
 from companion.experiments.lazy_rich.transformer import (
     FIG6B_PROFILES,
     FIG12_PROFILES,
@@ -95,7 +104,7 @@ from companion.experiments.lazy_rich.transformer import (
 )
 
 __all__ = ["CONFIGS", "DELAYED", "SMALL_LAM", "RUNNERS", "QuadraticRun", "Sweep", "config", "crossing",
-           "departures_table",
+           "departures_table", "eq9_summary", "wd13_summary",
            "fig10_summary", "fig11_summary", "fig12_summary", "fig13a_summary", "fig13b_tracking", "fig13c_summary",
            "fig14_summary", "fig15_summary", "fig17_summary", "fig19_summary", "fig1_summary", "fig1a_summary",
            "fig2_summary", "fig3a_summary", "fig3b_summary", "fig3e_summary", "fig4_n2_summary", "fig4_summary",
@@ -109,13 +118,14 @@ CONFIGS = {"fig1": FIG1_PROFILES, "fig1a": FIG1A_PROFILES, "fig2": FIG2_PROFILES
            "fig6b": FIG6B_PROFILES, "fig7b": FIG7B_PROFILES, "fig7c": FIG7C_PROFILES, "fig8": FIG8_PROFILES,
            "fig9": FIG9_PROFILES, "fig10": FIG10_PROFILES, "fig11": FIG11_PROFILES, "fig12": FIG12_PROFILES,
            "fig13a": FIG13A_PROFILES, "fig13b": FIG13B_PROFILES, "fig13c": FIG13C_PROFILES, "fig14": FIG14_PROFILES,
-           "fig15": FIG15_PROFILES, "fig17": FIG17_PROFILES, "fig19": FIG19_PROFILES}
+           "fig15": FIG15_PROFILES, "fig17": FIG17_PROFILES, "fig19": FIG19_PROFILES, "eq9": EQ9_PROFILES,
+           "wd13": WD13_PROFILES}
 RUNNERS = {"fig1": fig1, "fig1a": fig1a, "fig2": fig2, "fig3a": quad_sweep, "fig3b": quad_sweep,
            "fig3e": quad_sweep, "fig5": fig5, "fig6a": fig6a, "fig6b": transformer, "fig7b": quad_sweep,
            "fig7c": quad_sweep, "fig8": student_teacher, "fig9": quad_sweep, "fig10": quad_sweep,
            "fig11": direct, "fig12": transformer, "fig13a": direct, "fig13b": fig13b,
            "fig13c": transformer_linearised, "fig14": quad_sweep,
-           "fig15": direct, "fig17": student_teacher, "fig19": fig19}
+           "fig15": direct, "fig17": student_teacher, "fig19": fig19, "eq9": quad_sweep, "wd13": quad_sweep}
 
 
 def _reseed(cfg, seed: int):
@@ -172,4 +182,7 @@ UNSTATED = {"fig3b": tuple(f"base.{f}" for f in _Q) + ("values",),
             "fig10": tuple(f"base.{f}" for f in _Q) + ("values", "seeds"),
             "fig14": tuple(f"base.{f}" for f in _Q),
             "fig15": tuple(f"quad.{f}" for f in _Q) + ("hermite_k",),
-            "fig19": ("Ps", "base.js", "base.steps")}
+            "fig19": ("Ps", "base.js", "base.steps"),
+            # App. 10 and 13 state no experiment: every setting is ours
+            "eq9": tuple(f"base.{f}" for f in _Q) + ("values",),
+            "wd13": tuple(f"base.{f}" for f in _Q) + ("values",)}

@@ -47,6 +47,7 @@ class QuadraticRun:
     target_scale: float = 0.5  # y = target_scale·Σ_k (β_k·x)²
     n_index: int = 1  # number of β_k (App. 15.1)
     lam: float = 0.0  # fraction of the analytic solution mixed into W0 (App. 8.3.3)
+    wd: float = 0.0  # decoupled weight decay κ (App. 13): every step multiplies W by 1 − η0κ
     seed: int = 0  # data seed; weight seed = seed + 1
     n_log: int = 160  # log-spaced evaluation steps
 
@@ -178,9 +179,25 @@ def stack_runs(runs: list[QuadraticRun]) -> dict:
         return torch.tensor([float(getattr(q, name)) for q in runs], dtype=DT)
 
     return {"X": torch.stack(Xs), "y": torch.stack(ys), "T": torch.stack(Ts), "w": torch.stack(ws),
-            "M": torch.stack(Ms), "alpha": per_run("alpha"), "eps": per_run("eps"),
+            "M": torch.stack(Ms), "alpha": per_run("alpha"), "eps": per_run("eps"), "wd": per_run("wd"),
             # η = η0·N/(α²σ²): the authors' Fig. 7 cells use 0.5N/σ² (σ sweep) and 0.5Nσ² (α = 1/σ²)
             "eta0_eff": per_run("eta0") / per_run("sigma") ** 2 * Pmax / per_run("P"), "pad": Pmax / per_run("P")}
+
+
+def difficulty(runs: list[QuadraticRun], b: dict) -> np.ndarray:
+    """App. 10, eqs. 8-9: the task difficulty ``yᵀK⁻¹y`` of every run, K the initial NTK on its training set
+    (``(α²/N)·K_stats``, :func:`~companion.theory.lazy_rich.ntk_from_stats`), divided by N: the kernel-limit
+    value of the per-neuron weight change ``‖W − W0‖²_F / N``. ``y`` is the residual the network must fit
+    (the target; minus the initial output when not centred)."""
+    out = []
+    for i, q in enumerate(runs):
+        X, w, M = b["X"][i:i + 1, :q.P], b["w"][i:i + 1], b["M"][i:i + 1]
+        y = b["y"][i:i + 1, :q.P]
+        if not q.centred:
+            y = y - q.alpha * (X @ w[..., None])[..., 0] - q.alpha * q.eps / 2 * th.quad_form(X, M)
+        K = th.ntk_from_stats(X, X, w, M, q.eps)[0]
+        out.append(float(y[0] @ torch.linalg.solve(K, y[0])) / q.alpha ** 2)
+    return np.asarray(out)
 
 
 def on(b: dict, device: str) -> dict:
@@ -194,7 +211,7 @@ def _run_batch(runs: list[QuadraticRun], linearised: bool = False, device: str =
     la = log_steps(q0.steps, q0.n_log)
     d = {k: v.to(device=device, dtype=getattr(torch, dtype)) for k, v in b.items()}
     res = th.run_closure(d["X"], d["y"], d["T"], d["w"], d["M"], d["alpha"], d["eps"], d["eta0_eff"],
-                         q0.steps, la, centred=q0.centred, linearised=linearised)
+                         q0.steps, la, centred=q0.centred, linearised=linearised, wd=d["wd"])
     res["train_loss"] = res["train_loss"] * b["pad"].numpy()[:, None]
     return res
 
@@ -213,6 +230,7 @@ def quad_sweep(cfg: Sweep, device: str = "cpu") -> dict:
     cX = (torch.randn(cfg.n_cka, cfg.base.D, generator=g, dtype=DT) / math.sqrt(cfg.base.D)).expand(len(runs), -1, -1)
     K0 = th.ntk_from_stats(cX, cX, b["w"], b["M"], b["eps"])
     res["cka0"] = kernel_alignment(K0, th.quad_form(cX, b["T"])).numpy()
+    res["difficulty"] = difficulty(runs, b)
     if len({q.P for q in runs}) == 1 and cfg.base.centred:  # K0 kernel regression: the α → ∞ limit
         res["k0_test"] = th.k0_regression_loss(b["X"], b["y"], b["T"], b["w"], b["M"], b["eps"]).numpy()
     res["values"] = [list(v) for v in cfg.values]
