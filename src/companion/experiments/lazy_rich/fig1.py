@@ -12,7 +12,7 @@ import torch
 
 from companion.cache import experiment
 from companion.events import NOT_OBSERVED
-from companion.experiments.lazy_rich.closure import DT, QuadraticRun, on, stack_runs, task
+from companion.experiments.lazy_rich.closure import DT, QuadraticRun, stack_runs, task
 from companion.experiments.lazy_rich.measures import half_times, ratio, seed_views, tracks_until, transpose
 from companion.settings import unstated
 from companion.theory import lazy_rich as th
@@ -29,12 +29,13 @@ class Fig1:
     n_cka: int = 1000  # test points for the kernel–target alignment
     cka_every: int = 100  # steps between alignment evaluations
     cka_seed: int = 10_000  # the alignment points of data seed s are drawn with seed cka_seed + s
+    dtype: str = "float64"  # precision of the closure's iteration (the task and the K0 lines stay float64)
 
 
 FIG1 = Fig1()
 FIG1_PROFILES = {"paper": FIG1,
                  "cpu": replace(FIG1, run=replace(FIG1.run, D=50, P=275, N=250, steps=30_000), n_cka=500,
-                                cka_every=1000),
+                                cka_every=1000, dtype="float32"),
                  "smoke": replace(FIG1, run=replace(FIG1.run, D=20, P=110, N=100, steps=5_000), n_cka=200,
                                   cka_every=500)}
 
@@ -65,10 +66,11 @@ def fig1(cfg: Fig1, device: str = "cpu") -> dict:
     cX = torch.stack([torch.randn(cfg.n_cka, q.D, generator=torch.Generator().manual_seed(cfg.cka_seed + s),
                                   dtype=DT) / math.sqrt(q.D) for s in cfg.seeds + (cfg.seeds[0],)])
     la = log_steps(q.steps, q.n_log)
-    d = on(b, device)
+    dt = getattr(torch, cfg.dtype)
+    d = {k: v.to(device=device, dtype=dt) for k, v in b.items()}
     net = th.run_closure(d["X"], d["y"], d["T"], d["w"], d["M"], d["alpha"], d["eps"], d["eta0_eff"], q.steps,
-                         la, centred=q.centred, cka_X=cX.to(device), cka_y=th.quad_form(cX, b["T"]).to(device),
-                         cka_every=cfg.cka_every)
+                         la, centred=q.centred, cka_X=cX.to(device=device, dtype=dt),
+                         cka_y=th.quad_form(cX, b["T"]).to(device=device, dtype=dt), cka_every=cfg.cka_every)
     lin = th.linearised_exact(b["X"][:S], b["y"][:S], b["T"][:S], b["w"][:S], b["M"][:S], b["alpha"][:S],
                               b["eps"][:S], b["eta0_eff"][:S], la, centred=q.centred)
     k0 = th.k0_regression_loss(b["X"][:S], b["y"][:S], b["T"][:S], b["w"][:S], b["M"][:S], b["eps"][:S])
