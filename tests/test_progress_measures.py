@@ -119,6 +119,30 @@ def test_gu_config_vocab_and_forward_with_offset():
     assert m(d.train_x).shape == (d.n_train, 11)
 
 
+def test_subset_accuracies_reuse_the_evaluation_forward():
+    """The mirror and hole accuracies come from the evaluation's own test forward (two forwards per
+    evaluation, train and test), and equal what a separate forward gives."""
+    from dataclasses import replace
+
+    from companion.experiments.progress_measures import Run, setup_run
+    from companion.train.trainer import HISTORY, _record_into
+
+    run = Run(p=11, train_frac=0.5, d_model=16, shape="square", hole=2, breakdown=True, nanda=False)
+    data, model, measures, _ = setup_run(replace(run, train=replace(run.train, steps=1)), "cpu")
+    calls = []
+    model.register_forward_pre_hook(lambda m, a: calls.append(a[0].shape[0]))
+    hist = {k: [] for k in (*HISTORY, *measures)}
+    _record_into(hist, model, data, 0, run.train, measures)
+    assert len(calls) == 2
+    with torch.no_grad():
+        hit = model(data.test_x).argmax(-1) == data.test_y
+    mirror = hist["acc_mirror_in"][0], hist["acc_mirror_out"][0]
+    from companion.experiments.progress_measures import mirror_split
+
+    m = mirror_split(run, data)
+    assert mirror == (float(hit[m].float().mean()), float(hit[~m].float().mean()))
+
+
 def test_appE_toeplitz_structure():
     W = toeplitz_embedding(10, 16, 0)
     assert W.shape == (10, 16)
