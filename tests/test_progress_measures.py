@@ -222,8 +222,8 @@ def test_departures_are_what_the_cpu_profile_changes():
     from companion.experiments import progress_measures as ex
     from companion.profiles import departures
 
-    cpu_run = {"base.p", "base.train_frac", "base.d_model", "base.train.steps", "base.train.lr", "base.eval_every",
-               "base.nanda"}
+    cpu_run = {"base.p", "base.train_frac", "base.d_model", "base.train.steps", "base.train.lr",
+               "base.train.n_evals", "base.eval_every", "base.nanda"}
     expected = {
         "fig5": cpu_run | {"primes"},
         "fig7": {"size", "n_images", "width", "stem", "epochs", "eval_every"},
