@@ -119,6 +119,23 @@ def test_gu_config_vocab_and_forward_with_offset():
     assert m(d.train_x).shape == (d.n_train, 11)
 
 
+@pytest.mark.parametrize("n_layers,offset", [(1, 0), (1, 5), (2, 0), (3, 4)])
+def test_tabulated_is_the_same_transformer(n_layers, offset):
+    """Keys and values per (token, position) with one block, position 0 of the first block per
+    vocabulary entry with more: the same logits and gradients as the plain forward (same
+    parameters, same initialisation), up to float32 rounding."""
+    cfg = gu_config(11, d_model=16, n_layers=n_layers, offset=offset)
+    plain, fast = gu_transformer(cfg, 3), gu_transformer(cfg, 3, tabulated=True)
+    assert all(torch.equal(a, b) for a, b in zip(plain.parameters(), fast.parameters()))
+    d = modular_split(11, "add", offset, "random", 0, 0.5, 0)
+    out_p, out_f = plain(d.train_x), fast(d.train_x)
+    assert torch.allclose(out_p, out_f, atol=1e-5)
+    torch.nn.functional.cross_entropy(out_p, d.train_y).backward()
+    torch.nn.functional.cross_entropy(out_f, d.train_y).backward()
+    for a, b in zip(plain.parameters(), fast.parameters()):
+        assert torch.allclose(a.grad, b.grad, atol=1e-5)
+
+
 def test_subset_accuracies_reuse_the_evaluation_forward():
     """The mirror and hole accuracies come from the evaluation's own test forward (two forwards per
     evaluation, train and test), and equal what a separate forward gives."""

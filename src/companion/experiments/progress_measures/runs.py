@@ -107,7 +107,7 @@ def setup_run(run: Run, device: str):
         model = EmbedMLP(run.p, run.d_model, run.p + run.offset + 1, run.seed).to(device)
     else:
         model = gu_transformer(gu_config(run.p, run.d_model, run.n_layers, run.offset), run.seed, run.init,
-                               run.toeplitz_seed_offset).to(device)
+                               run.toeplitz_seed_offset, tabulated=True).to(device)
     p, k = run.p, run.offset
     measures = {"med": lambda m: med(m.W_E, p, k), "med_sum": lambda m: med(m.W_E, p, k, "sum"),
                 "wnorm2": weight_norm_sq, "gini": lambda m: fourier_gini(m.W_E, p)}
