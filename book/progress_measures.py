@@ -721,7 +721,7 @@ if "Fig. 18" in ops_x and len(ops_x["Fig. 18"]["final"]) >= min_seeds:
 # Replacing the random $W_E$ by a Toeplitz matrix ($v\sim U[0,1)^{d}$,
 # $W_E = \mathrm{toeplitz}(v, v)[:, :d_\text{vocab}]/\sqrt{d}$, the authors' code; the paper says
 # "circulant") should make "the number of epochs required for grokking to begin … only half".
-# Onset: first epoch with mirror-untrained test accuracy ≥ 0.95, per seed (three seeds; the paper's
+# Onset: first epoch with mirror-untrained test accuracy ≥ 0.95, per seed (five seeds at `cpu`; the paper's
 # α = 0.3, 0.25, 0.2 at p = 97 are the `paper` profile's, `cpu` runs α = 0.5 at p = 47, where the
 # random-$W_E$ arm is Fig. 5's runs). At the `paper` profile the runs stop shortly after test
 # accuracy 0.99; at `cpu` they run the full 800 epochs. The Toeplitz table needs
