@@ -721,7 +721,7 @@ if "Fig. 18" in ops_x and len(ops_x["Fig. 18"]["final"]) >= min_seeds:
 # Replacing the random $W_E$ by a Toeplitz matrix ($v\sim U[0,1)^{d}$,
 # $W_E = \mathrm{toeplitz}(v, v)[:, :d_\text{vocab}]/\sqrt{d}$, the authors' code; the paper says
 # "circulant") should make "the number of epochs required for grokking to begin … only half".
-# Onset: first epoch with mirror-untrained test accuracy ≥ 0.95, per seed (three seeds; the paper's
+# Onset: first epoch with mirror-untrained test accuracy ≥ 0.95, per seed (five seeds at `cpu`; the paper's
 # α = 0.3, 0.25, 0.2 at p = 97 are the `paper` profile's, `cpu` runs α = 0.5 at p = 47, where the
 # random-$W_E$ arm is Fig. 5's runs). At the `paper` profile the runs stop shortly after test
 # accuracy 0.99; at `cpu` they run the full 800 epochs. The Toeplitz table needs
@@ -763,7 +763,12 @@ if struct_x is not None and len(struct_x["ratio"]) >= min_seeds:
 # autograd graph, two accuracy passes) and logs every epoch. The library trains with one
 # forward/backward per step, computes only the last position in the final block (the only one the
 # loss reads), and evaluates at log-spaced steps plus a linear grid; the math of a step is the
-# same. `benchmarks/progress_measures_step.py` times both at p = 97, d_model 128, one layer, full
+# same. The chapter's runs also use `companion.models.gu.TabulatedTransformer`, the same function
+# with fewer operations: with one block a token's key and value depend only on (token, position),
+# so they are computed once per vocabulary entry and gathered per pair, and with two blocks the
+# first block's position 0 is computed once per token (at the `cpu` sizes about a third less per
+# step with one block, 15 % with two; the benchmark below times the plain forward).
+# `benchmarks/progress_measures_step.py` times both at p = 97, d_model 128, one layer, full
 # batch, one thread, on the CPU and on a GPU (there also the authors' own `Trainer` from their
 # repository, which rebuilds its label lists in Python every epoch). The per-epoch ratio mixes the
 # training step with how often each loop evaluates, so the CPU measurement also times each

@@ -119,6 +119,47 @@ def test_gu_config_vocab_and_forward_with_offset():
     assert m(d.train_x).shape == (d.n_train, 11)
 
 
+@pytest.mark.parametrize("n_layers,offset", [(1, 0), (1, 5), (2, 0), (3, 4)])
+def test_tabulated_is_the_same_transformer(n_layers, offset):
+    """Keys and values per (token, position) with one block, position 0 of the first block per
+    vocabulary entry with more: the same logits and gradients as the plain forward (same
+    parameters, same initialisation), up to float32 rounding."""
+    cfg = gu_config(11, d_model=16, n_layers=n_layers, offset=offset)
+    plain, fast = gu_transformer(cfg, 3), gu_transformer(cfg, 3, tabulated=True)
+    assert all(torch.equal(a, b) for a, b in zip(plain.parameters(), fast.parameters()))
+    d = modular_split(11, "add", offset, "random", 0, 0.5, 0)
+    out_p, out_f = plain(d.train_x), fast(d.train_x)
+    assert torch.allclose(out_p, out_f, atol=1e-5)
+    torch.nn.functional.cross_entropy(out_p, d.train_y).backward()
+    torch.nn.functional.cross_entropy(out_f, d.train_y).backward()
+    for a, b in zip(plain.parameters(), fast.parameters()):
+        assert torch.allclose(a.grad, b.grad, atol=1e-5)
+
+
+def test_subset_accuracies_reuse_the_evaluation_forward():
+    """The mirror and hole accuracies come from the evaluation's own test forward (two forwards per
+    evaluation, train and test), and equal what a separate forward gives."""
+    from dataclasses import replace
+
+    from companion.experiments.progress_measures import Run, setup_run
+    from companion.train.trainer import HISTORY, _record_into
+
+    run = Run(p=11, train_frac=0.5, d_model=16, shape="square", hole=2, breakdown=True, nanda=False)
+    data, model, measures, _ = setup_run(replace(run, train=replace(run.train, steps=1)), "cpu")
+    calls = []
+    model.register_forward_pre_hook(lambda m, a: calls.append(a[0].shape[0]))
+    hist = {k: [] for k in (*HISTORY, *measures)}
+    _record_into(hist, model, data, 0, run.train, measures)
+    assert len(calls) == 2
+    with torch.no_grad():
+        hit = model(data.test_x).argmax(-1) == data.test_y
+    mirror = hist["acc_mirror_in"][0], hist["acc_mirror_out"][0]
+    from companion.experiments.progress_measures import mirror_split
+
+    m = mirror_split(run, data)
+    assert mirror == (float(hit[m].float().mean()), float(hit[~m].float().mean()))
+
+
 def test_appE_toeplitz_structure():
     W = toeplitz_embedding(10, 16, 0)
     assert W.shape == (10, 16)
@@ -198,8 +239,8 @@ def test_departures_are_what_the_cpu_profile_changes():
     from companion.experiments import progress_measures as ex
     from companion.profiles import departures
 
-    cpu_run = {"base.p", "base.train_frac", "base.d_model", "base.train.steps", "base.train.lr", "base.eval_every",
-               "base.nanda"}
+    cpu_run = {"base.p", "base.train_frac", "base.d_model", "base.train.steps", "base.train.lr",
+               "base.train.n_evals", "base.eval_every", "base.nanda"}
     expected = {
         "fig5": cpu_run | {"primes"},
         "fig7": {"size", "n_images", "width", "stem", "epochs", "eval_every"},
