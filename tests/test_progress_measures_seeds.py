@@ -71,3 +71,22 @@ def test_plateau_gain_is_the_last_quarters_trend_not_its_endpoint_difference():
     assert last_quarter_gain(step, 0.001 * step) == pytest.approx(0.001 * (800 - 600))
     assert last_quarter_gain(step, 0.001 * step + noise) == pytest.approx(0.2, abs=0.02)
     assert abs(last_quarter_gain(step, 0.5 + noise)) < 0.01
+
+
+def test_plateau_criterion_discounts_the_trends_own_noise():
+    """The trend's standard error against numpy's covariance of the fit; a steady climb stays
+    'rising' (its error is tiny), while a flat curve with ±0.04 noise whose last points happen
+    to be high is not: its gain is within twice its error."""
+    from companion.experiments.progress_measures.seeded import last_quarter_trend, rising_beyond_noise
+
+    step = np.arange(0, 820, 20.0)
+    rng = np.random.default_rng(0)
+    noisy = 0.4 + 0.04 * rng.standard_normal(len(step))
+    gain, se = last_quarter_trend(step, noisy)
+    last = step >= 600
+    (slope, _), cov = np.polyfit(step[last], noisy[last], 1, cov=True)
+    assert gain == pytest.approx(slope * 200) and se == pytest.approx(np.sqrt(cov[0, 0]) * 200)
+    assert rising_beyond_noise(step, 0.001 * step) == pytest.approx(0.2)
+    flat_high_end = 0.4 + 0.04 * (-1.0) ** np.arange(len(step))
+    flat_high_end[-2:] += 0.06
+    assert last_quarter_trend(step, flat_high_end)[0] > 0.02 > rising_beyond_noise(step, flat_high_end)

@@ -62,15 +62,17 @@ def depth_seeds_table(d: dict):
 
 def holes_seeds_table(t: dict, paper: dict):
     """Table 1 over seeds: mirror shares, U-Acc on all and mirror-untrained pairs, final accuracy,
-    the last quarter's gain (a run still rising has not converged), and the paper's U-Acc."""
+    the last quarter's trend gain and its standard error (a run still rising has not converged), and the
+    paper's U-Acc."""
     rows = []
     for k in t["u"]:
         share, hole_share = t["share"][k]
         ref = paper.get(k, ("", "", ""))[0]
         rows.append((f"{k[0]} {k[1]}", f"{share:.2f}", f"{hole_share:.2f}", _seeds(t["u"][k]),
-                     _seeds(t["u_out"].get(k, [])), _seeds(t["final"][k]), _seeds(t["rising"][k]), ref))
+                     _seeds(t["u_out"].get(k, [])), _seeds(t["final"][k]),
+                     ", ".join(f"{g:.3f} ± {e:.3f}" for g, e in t["trend"][k]), ref))
     header = ["hole", "test pairs mirror-trained", "hole pairs mirror-trained", "U-Acc", "U-Acc mirror-untrained",
-              "final acc", "trend gain over last quarter", "paper U-Acc % (p = 97)"]
+              "final acc", "trend gain over last quarter ± s.e.", "paper U-Acc % (p = 97)"]
     return Markdown(md_table(header, rows))
 
 

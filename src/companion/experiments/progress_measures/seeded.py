@@ -26,6 +26,7 @@ from .runs import batch_signature, modular_run, modular_runs
 
 TRAIN_FIT = 0.99  # train accuracy taken as "memorised"
 PLATEAU_GAIN = 0.02  # Table 1's plateau criterion: at most this test accuracy gained over the last quarter of a run
+# (beyond twice the trend's standard error: rising_beyond_noise)
 GROKKED = 0.95  # accuracy taken as "grokked"
 
 
@@ -193,15 +194,35 @@ def depth_seeds(depth: dict, every: int) -> dict:
 
 
 def last_quarter_gain(step, acc) -> float:
-    """Table 1's plateau criterion: what the least-squares line through the last quarter of a
-    run's logged accuracies gains across that quarter. The trend, not the difference of two
-    logged points: near a plateau the accuracy fluctuates by a few hundredths from one
-    evaluation to the next, and an end-to-end difference would read that noise as a climb."""
+    """What the least-squares line through the last quarter of a run's logged accuracies gains
+    across that quarter. The trend, not the difference of two logged points: near a plateau the
+    accuracy fluctuates by a few hundredths from one evaluation to the next, and an end-to-end
+    difference would read that noise as a climb."""
+    return last_quarter_trend(step, acc)[0]
+
+
+def last_quarter_trend(step, acc) -> tuple[float, float]:
+    """:func:`last_quarter_gain` and its standard error (from the scatter about the line)."""
     s, a = np.asarray(step, float), np.asarray(acc, float)
     last = s >= 0.75 * s[-1]
-    if last.sum() < 2:
-        return float(a[-1] - a[0])
-    return float(np.polyfit(s[last], a[last], 1)[0] * (s[-1] - s[last][0]))
+    if last.sum() < 3:
+        return float(a[-1] - a[0]), 0.0
+    x, y = s[last], a[last]
+    span = x[-1] - x[0]
+    slope, icpt = np.polyfit(x, y, 1)
+    resid = y - (slope * x + icpt)
+    se = np.sqrt(resid @ resid / (len(x) - 2) / ((x - x.mean()) @ (x - x.mean())))
+    return float(slope * span), float(se * span)
+
+
+def rising_beyond_noise(step, acc) -> float:
+    """Table 1's plateau criterion: the last quarter's trend gain less twice its standard error,
+    the least the run can be said to still be climbing (about 95% one-sided). A strip run's test
+    accuracy fluctuates by about ±0.04 between evaluations (half its test pairs have a trained
+    mirror), so the trend of eleven evaluations alone has a standard error of 0.03-0.04, above
+    the 0.02 bound: without the noise the criterion would read fluctuation as a climb."""
+    gain, se = last_quarter_trend(step, acc)
+    return gain - 2 * se
 
 
 def holes_seeds(holes: dict) -> dict:
@@ -210,8 +231,9 @@ def holes_seeds(holes: dict) -> dict:
     u = {k: [float(h["test_acc"].max()) for h in hs] for k, hs in holes.items()}
     u_out = {k: [float(h["acc_mirror_out"].max()) for h in hs] for k, hs in holes.items() if "acc_mirror_out" in hs[0]}
     final = {k: [float(h["test_acc"][-1]) for h in hs] for k, hs in holes.items()}
-    # still rising at the end: the last quarter of the run gained > PLATEAU_GAIN (not converged)
-    rising = {k: [last_quarter_gain(h["step"], h["test_acc"]) for h in hs] for k, hs in holes.items()}
+    # still rising at the end: the last quarter's trend gained > PLATEAU_GAIN beyond its noise (not converged)
+    rising = {k: [rising_beyond_noise(h["step"], h["test_acc"]) for h in hs] for k, hs in holes.items()}
+    trend = {k: [last_quarter_trend(h["step"], h["test_acc"]) for h in hs] for k, hs in holes.items()}
     max_gain = [float(max(g)) for g in zip(*rising.values())]  # per seed, over the holes
     share = {k: (hs[0].get("mirror_in_share", float("nan")), hs[0].get("hole_mirror_in_share", float("nan")))
              for k, hs in holes.items()}
@@ -223,8 +245,8 @@ def holes_seeds(holes: dict) -> dict:
     big = max((k for k in holes if k[0] == "square"), default=None)
     hole_minus_rest = ([float(h["acc_hole"].max() - h["acc_rest"].max()) for h in holes[big]]
                        if big is not None and "acc_hole" in holes[big][0] else None)
-    return {"u": u, "u_out": u_out, "final": final, "rising": rising, "max_gain": max_gain, "share": share,
-            "falls": falls,
+    return {"u": u, "u_out": u_out, "final": final, "rising": rising, "trend": trend, "max_gain": max_gain,
+            "share": share, "falls": falls,
             "largest_square": big, "hole_minus_rest": hole_minus_rest}
 
 
