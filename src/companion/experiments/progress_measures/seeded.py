@@ -72,6 +72,12 @@ def untrained_key(hist: dict) -> str:
     return "acc_mirror_out" if "acc_mirror_out" in hist else "test_acc"
 
 
+def onset_on(hist: dict) -> str:
+    """The test pairs :func:`untrained_key` reads in ``hist``, in words: all of them where f is not
+    commutative, the operand offset k > 0, or a kept result predates the mirror split."""
+    return "mirror-untrained pairs" if untrained_key(hist) == "acc_mirror_out" else "all test pairs"
+
+
 def onset(hist: dict, level: float = GROKKED):
     """First epoch with accuracy ≥ ``level`` on the mirror-untrained test pairs (all test pairs
     for a non-commutative f); ``NOT_OBSERVED`` if the run never gets there."""
@@ -329,6 +335,7 @@ def operations_seeds(ops: dict, cases: tuple) -> dict:
                     "wnorm2_full": [tracking(h, "wnorm2") for h in hs],
                     "window_points": [int(window_mask(h).sum()) for h in hs],
                     "onset": [onset(h) for h in hs],
+                    "onset_on": onset_on(hs[0]),
                     "final": [float(h["test_acc"][-1]) for h in hs],
                     "best": [float(h["test_acc"].max()) for h in hs],
                     "untrained_best": [float(h[untrained_key(h)].max()) for h in hs]}
