@@ -46,9 +46,11 @@
 # accuracy on the mirror-untrained pairs reaches 0.95 (all test pairs for x − y). A run that never
 # gets there has no onset (*not observed*), and a claim on it fails. The tables read their onsets,
 # GO-Epochs and correlation windows the same way: each says on which pairs ("read on"), with the
-# first epoch of plain test accuracy ≥ 0.95 beside it for comparison. "All test pairs" there means
-# no shortcut to remove (x − y; an operand offset k > 0, whose mirror is not a pair of the task) or
-# a kept paper-scale result that predates the mirror split, whose onset is then the plain one.
+# first epoch of plain test accuracy ≥ 0.95 beside it for comparison. "All test pairs (no mirror
+# split logged)" marks a run without the split: an operand offset k > 0 (Fig. 11 at `cpu`: the
+# mirror of a pair is then not a pair of the task, so there is no shortcut), or a kept paper-scale
+# result that predates the split, whose onset is then the plain one and the shortcut is *not*
+# removed; x − y, which has no shortcut, says so.
 
 # %% tags=["parameters"]
 profile = "cpu"  # smoke | cpu | paper

@@ -220,7 +220,9 @@ def test_summaries_on_a_synthetic_history():
     assert ex.fluctuation(h, 10, 0.95) == pytest.approx(np.mean([.04, .1, .1, .1]))
     s = ex.u_l_go(h)
     assert s["u_acc"] == 1 and s["l_acc"] == pytest.approx(0.9) and s["go"] == s["go_all"] == 50
-    assert s["go_on"] == "all test pairs" and ex.grok_step(h) == 60
+    assert s["go_on"] == "all test pairs (no mirror split logged)" and ex.grok_step(h) == 60
+    assert ex.onset_on(h, "sub") == "all test pairs (f not commutative: no shortcut)"
+    assert ex.onset_on(h, "add") == ex.onset_on(h, "") == "all test pairs (no mirror split logged)"
 
 
 def test_summaries_read_onsets_on_mirror_untrained_pairs():

@@ -294,7 +294,7 @@ def operations_summary(ops: dict, cases: tuple) -> dict:
     for fig, op, d, a, p in cases:
         h = ops[fig]
         t = grok_step(h)
-        on = onset_on(h)
+        on = onset_on(h, op)
         out[fig] = OperationCase(fig, op, p, d, a, float(h["test_acc"].max()), t, on, window_r(h, "med"),
                                  window_r(h, "wnorm2"), f"accuracy 0.95 on {on}" if observed(t)
                                  else f"the end (accuracy on {on} stays below 0.95)")
