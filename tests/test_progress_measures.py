@@ -219,7 +219,43 @@ def test_summaries_on_a_synthetic_history():
     assert ex.window_r(h, "w") == pytest.approx(-1.0)
     assert ex.fluctuation(h, 10, 0.95) == pytest.approx(np.mean([.04, .1, .1, .1]))
     s = ex.u_l_go(h)
-    assert s["u_acc"] == 1 and s["l_acc"] == pytest.approx(0.9) and s["go"] == 50.0
+    assert s["u_acc"] == 1 and s["l_acc"] == pytest.approx(0.9) and s["go"] == s["go_all"] == 50
+    assert s["go_on"] == "all test pairs (no mirror split logged)" and ex.grok_step(h) == 60
+    assert ex.onset_on(h, "sub") == "all test pairs (f not commutative: no shortcut)"
+    assert ex.onset_on(h, "add") == ex.onset_on(h, "") == "all test pairs (no mirror split logged)"
+
+
+def test_summaries_read_onsets_on_mirror_untrained_pairs():
+    """Where a history has the commutativity split, onsets, GO-Epoch and the correlation window are
+    read on the mirror-untrained pairs; plain test accuracy (half of it memorised mirrors) only beside."""
+    from companion.events import NOT_OBSERVED
+    from companion.experiments import progress_measures as ex
+
+    step = np.arange(0, 101, 10)
+    out = np.array([0, 0, 0, .05, .1, .3, .6, .9, .96, 1, 1])  # mirror-untrained: onset 80
+    test = 0.5 + 0.5 * out  # half the test pairs mirror-trained and answered from the start: plain onset 70
+    h = {"step": step, "train_acc": np.r_[0.5, np.ones(10)], "test_acc": test, "acc_mirror_out": out,
+         "acc_mirror_in": np.ones(11), "mirror_in_share": 0.5, "test_loss": 1 - test, "med": 2 - out,
+         "med_sum": 2 - out, "wnorm2": out}
+    assert ex.onset_on(h) == "mirror-untrained pairs"
+    assert (ex.grok_step(h), ex.grok_step(h, key="test_acc")) == (80, 70)
+    assert ex.window(h) == (10.0, 80.0)  # the claims' window_mask, as numbers
+    assert ex.window_mask(h).tolist() == [False] + [True] * 8 + [False] * 2
+    # GO-Epoch, the midpoint between the accuracy at memorisation and the highest: first passed at 60 on both
+    # curves here (0.5 untrained, 0.75 on all); an untrained rise that comes later moves only ``go``
+    s = ex.u_l_go(h)
+    assert (s["go"], s["go_all"], s["go_on"]) == (60, 60, "mirror-untrained pairs")
+    late = dict(h, acc_mirror_out=np.r_[np.zeros(9), 1.0, 1.0])
+    assert (ex.u_l_go(late)["go"], ex.u_l_go(late)["go_all"]) == (90, 60)
+    assert ex.grok_step(dict(h, acc_mirror_out=np.zeros(11))) is NOT_OBSERVED
+    assert ex.window(dict(h, acc_mirror_out=np.zeros(11))) == (10.0, 100.0)
+    row = ex.widths_summary({("A", 8): h}).rows[0]
+    assert row[2:5] == (80, "mirror-untrained pairs", 70)
+    case = ex.operations_summary({"Fig. 16": h}, (("Fig. 16", "x2+xy+y2", 8, 0.5, 31),))["Fig. 16"]
+    assert (case.grok_step, case.onset_on, case.window_end) == (80, "mirror-untrained pairs",
+                                                                "accuracy 0.95 on mirror-untrained pairs")
+    assert ex.primes_summary({31: h}).rows[0][1:4] == (80, "mirror-untrained pairs", 70)
+    assert ex.depth_summary({1: h}, 10).rows[0][1:4] == (80, "mirror-untrained pairs", 70)
 
 
 def test_paper_profile_holds_the_papers_settings():

@@ -22,7 +22,7 @@ import numpy as np
 from companion import kept
 from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
 
-from .runs import batch_signature, modular_run, modular_runs
+from .runs import COMMUTATIVE, batch_signature, modular_run, modular_runs
 
 TRAIN_FIT = 0.99  # train accuracy taken as "memorised"
 PLATEAU_GAIN = 0.02  # Table 1's plateau criterion: at most this test accuracy gained over the last quarter of a run
@@ -70,6 +70,17 @@ def seeded(runs: dict, seeds: tuple, device: str) -> dict:
 def untrained_key(hist: dict) -> str:
     """The accuracy onsets are read from: mirror-untrained test pairs where f is commutative."""
     return "acc_mirror_out" if "acc_mirror_out" in hist else "test_acc"
+
+
+def onset_on(hist: dict, op: str | None = None) -> str:
+    """The test pairs :func:`untrained_key` reads in ``hist``, in words. All of them where the history
+    has no mirror split: f not commutative (said so where the caller gives ``op``), an operand
+    offset k > 0, or a kept result that predates the split (its onset is then the plain one)."""
+    if untrained_key(hist) == "acc_mirror_out":
+        return "mirror-untrained pairs"
+    if op and op not in COMMUTATIVE:
+        return "all test pairs (f not commutative: no shortcut)"
+    return "all test pairs (no mirror split logged)"
 
 
 def onset(hist: dict, level: float = GROKKED):
@@ -329,6 +340,7 @@ def operations_seeds(ops: dict, cases: tuple) -> dict:
                     "wnorm2_full": [tracking(h, "wnorm2") for h in hs],
                     "window_points": [int(window_mask(h).sum()) for h in hs],
                     "onset": [onset(h) for h in hs],
+                    "onset_on": onset_on(hs[0], op),
                     "final": [float(h["test_acc"][-1]) for h in hs],
                     "best": [float(h["test_acc"].max()) for h in hs],
                     "untrained_best": [float(h[untrained_key(h)].max()) for h in hs]}

@@ -1,6 +1,12 @@
 """What the chapter reads off the runs: the measures of one history (:func:`window`,
 :func:`window_r`, :func:`grok_step`, …) and one small frozen summary per figure group, holding
-the numbers its table shows and its claims test."""
+the numbers its table shows and its claims test.
+
+Every onset and every window end here is read, like the claims' (:mod:`.seeded`), on the test
+pairs the commutativity shortcut cannot explain: accuracy on the mirror-untrained test pairs
+where f is commutative (:func:`~.seeded.untrained_key`), all test pairs where there is no
+shortcut (x − y, an operand offset k > 0) or where a kept result predates the mirror split;
+:func:`onset_on` names which, and the tables show the plain test-accuracy onset beside it."""
 
 from __future__ import annotations
 
@@ -9,18 +15,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion.events import first_crossing
+from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
+
+from .seeded import onset_on, untrained_key
 
 TRAIN_FIT = 0.99  # train accuracy taken as "memorised"
-GROKKED = 0.95  # test accuracy taken as "grokked"
+GROKKED = 0.95  # accuracy (mirror-untrained pairs: onset_on) taken as "grokked"
 
 
 # ------------------------------------------------------------------------------- one history
 def window(hist: dict, train_thr: float = TRAIN_FIT, test_thr: float = GROKKED) -> tuple[float, float]:
-    """From the first step with train acc ≥ ``train_thr`` to the first with test acc ≥
-    ``test_thr`` (or the last step when test accuracy never gets there)."""
+    """From the first step with train acc ≥ ``train_thr`` to the first with accuracy ≥ ``test_thr``
+    on the mirror-untrained test pairs (:func:`onset_on`; the last step when it never gets there):
+    the window of :func:`~.seeded.window_mask`, which the claims read."""
     t0 = first_crossing(hist["step"], hist["train_acc"], train_thr, never=math.inf)
-    t1 = first_crossing(hist["step"], hist["test_acc"], test_thr, never=math.inf)
+    t1 = first_crossing(hist["step"], hist[untrained_key(hist)], test_thr, never=math.inf)
     return t0, min(t1, float(hist["step"][-1]))
 
 
@@ -41,28 +50,42 @@ def full_r(hist: dict, key: str, against: str = "test_loss") -> float:
     return float(np.corrcoef(hist[key][m], hist[against][m])[0, 1]) if m.sum() >= 3 else float("nan")
 
 
-def grok_step(hist: dict, thr: float = GROKKED) -> float:
-    """The first step with test accuracy ≥ ``thr`` (inf if never)."""
-    return first_crossing(hist["step"], hist["test_acc"], thr, never=math.inf)
+def grok_step(hist: dict, thr: float = GROKKED, key: str | None = None):
+    """The first epoch with accuracy ≥ ``thr`` on the mirror-untrained test pairs (``key``, e.g.
+    ``"test_acc"`` for all test pairs, overrides; :func:`onset_on`), ``NOT_OBSERVED`` if never."""
+    t = first_crossing(hist["step"], hist[key or untrained_key(hist)], thr)
+    return int(t) if observed(t) else NOT_OBSERVED  # an epoch: shown whole in the tables
 
 
 def fluctuation(hist: dict, every: int, thr: float = 0.9) -> float:
-    """mean |Δ test acc| between consecutive linear-grid evaluations after test acc first ≥ ``thr``."""
+    """mean |Δ test acc| between consecutive linear-grid evaluations after test acc first ≥ ``thr``
+    (plain test accuracy, as the Fig. 2 claim's :func:`~.seeded.downward_steps`: it measures how test
+    accuracy fluctuates; with a share s of the test pairs mirror-trained, 0.9 on all of them needs at
+    least (0.9 − s) / (1 − s) on the rest, 0.8 at s = 0.5, so the shortcut alone does not start it)."""
     s = hist["step"]
-    g = (s % every == 0) & (s >= grok_step(hist, thr))
+    g = (s % every == 0) & (s >= first_crossing(s, hist["test_acc"], thr, never=math.inf))
     d = np.abs(np.diff(hist["test_acc"][g]))
     return float(d.mean()) if len(d) else float("nan")
 
 
+def _go(hist: dict, key: str):
+    """GO-Epoch on ``hist[key]``: the first epoch past the midpoint between its value at
+    memorisation (train acc 0.99; its last value if never) and its highest."""
+    acc = hist[key]
+    t0 = first_crossing(hist["step"], hist["train_acc"], TRAIN_FIT, never=math.inf)
+    plateau = float(np.interp(t0, hist["step"], acc))
+    t = first_crossing(hist["step"], acc, (plateau + float(np.nanmax(acc))) / 2)
+    return int(t) if observed(t) else NOT_OBSERVED
+
+
 def u_l_go(hist: dict) -> dict:
-    """Table 1's U-Acc (highest test acc), L-Acc (lowest after it) and GO-Epoch (first step past
-    the midpoint between the memorisation plateau and U-Acc; the paper does not define it)."""
+    """Table 1's U-Acc (highest test acc) and L-Acc (lowest after it), on all test pairs as the
+    paper's, and GO-Epoch (the paper does not define it; :func:`_go`) on the mirror-untrained test
+    pairs (``go``, read on ``go_on``) and, for comparison, on all test pairs (``go_all``)."""
     acc = hist["test_acc"]
     iu = int(np.argmax(acc))
-    plateau = float(np.interp(first_crossing(hist["step"], hist["train_acc"], TRAIN_FIT, never=math.inf),
-                              hist["step"], acc))
-    return {"u_acc": float(acc[iu]), "l_acc": float(acc[iu:].min()),
-            "go": first_crossing(hist["step"], acc, (plateau + acc[iu]) / 2, never=math.inf)}
+    return {"u_acc": float(acc[iu]), "l_acc": float(acc[iu:].min()), "go": _go(hist, untrained_key(hist)),
+            "go_all": _go(hist, "test_acc"), "go_on": onset_on(hist)}
 
 
 # ------------------------------------------------------------------------------- Thm 3.12
@@ -86,7 +109,7 @@ def coverage_summary(cov: dict, slack: float = 1e-9) -> CoverageSummary:
 class DepthSummary:
     """Fig. 2's table and checks."""
 
-    rows: tuple  # (layers, first test acc ≥ 0.95, post-grokking fluctuation, MED peak, MED end)
+    rows: tuple  # (layers, onset, read on, first test acc ≥ 0.95, post-grokking fluctuation, MED peak, MED end)
     shallowest: int  # fewest layers
     deepest: int  # most layers
     fluctuation_ratio: float | None  # deepest over shallowest (None with one depth)
@@ -96,7 +119,8 @@ class DepthSummary:
 def depth_summary(depth: dict, every: int) -> DepthSummary:
     """Fig. 2: fluctuation on the linear grid of ``every`` epochs, MED's peak and end."""
     fl = {L: fluctuation(h, every) for L, h in depth.items()}
-    rows = tuple((L, grok_step(h), fl[L], float(h["med"].max()), float(h["med"][-1])) for L, h in depth.items())
+    rows = tuple((L, grok_step(h), onset_on(h), grok_step(h, key="test_acc"), fl[L], float(h["med"].max()),
+                  float(h["med"][-1])) for L, h in depth.items())
     lo, hi = min(depth), max(depth)
     ratio = (fl[hi] / fl[lo] if fl[lo] > 0 else float("nan")) if hi > lo else None
     return DepthSummary(rows, lo, hi, ratio, bool(all(h["med"][-1] < h["med"].max() for h in depth.values())))
@@ -178,8 +202,9 @@ def commutativity_summary(comm: dict, count_from: float = 0.6) -> CommutativityS
 class PrimesSummary:
     """Fig. 5's windows, table and per-prime checks."""
 
-    windows: dict  # p -> (train acc 0.99, test acc 0.95) window
-    rows: tuple  # (p, grok step, r(MED) window, r(W) window, r(MED) to end, r(W) to end, MED init, min MED sum)
+    windows: dict  # p -> (train acc 0.99, mirror-untrained acc 0.95) window
+    rows: tuple  # (p, onset, read on, first test acc ≥ 0.95, r(MED) window, r(W) window, r(MED) to end, r(W) to end,
+    # MED init, min MED sum)
     final_test_acc: dict  # p -> final test accuracy
     med_r: dict  # p -> r(MED, test loss) over the window
     first: int  # the smallest prime (the run of the measure comparison)
@@ -187,8 +212,9 @@ class PrimesSummary:
 
 def primes_summary(primes: dict) -> PrimesSummary:
     """Fig. 5: MED's and W(θ)'s correlation with the test loss, per prime."""
-    rows = tuple((p, grok_step(h), window_r(h, "med"), window_r(h, "wnorm2"), full_r(h, "med"), full_r(h, "wnorm2"),
-                  float(h["med"][0]), float(h["med_sum"].min())) for p, h in primes.items())
+    rows = tuple((p, grok_step(h), onset_on(h), grok_step(h, key="test_acc"), window_r(h, "med"),
+                  window_r(h, "wnorm2"), full_r(h, "med"), full_r(h, "wnorm2"), float(h["med"][0]),
+                  float(h["med_sum"].min())) for p, h in primes.items())
     return PrimesSummary({p: window(h) for p, h in primes.items()}, rows,
                          {p: float(h["test_acc"][-1]) for p, h in primes.items()},
                          {p: window_r(h, "med") for p, h in primes.items()}, min(primes))
@@ -219,27 +245,28 @@ class WidthContrast:
 
     narrowest: int  # d_model
     widest: int  # d_model
-    ratio: float  # grok step widest / narrowest (0 when only the widest groks, nan when neither does)
+    ratio: float  # onset widest / narrowest (0 when only the widest groks, nan when the narrowest does not)
 
 
 @dataclass(frozen=True)
 class WidthsSummary:
     """Figs. 9–11's table and per-panel checks."""
 
-    rows: tuple  # (figure, d_model, first test acc ≥ 0.95, max test acc, min MED sum)
+    rows: tuple  # (figure, d_model, onset, read on, first test acc ≥ 0.95, max test acc, min MED sum)
     contrasts: dict  # (panel, widest d_model) -> WidthContrast
 
 
 def widths_summary(widths: dict) -> WidthsSummary:
     """Figs. 9–11: does the widest model of each panel grok no later than the narrowest?"""
-    rows = tuple((fig, d, grok_step(h), float(h["test_acc"].max()), float(h["med_sum"].min()))
+    rows = tuple((fig, d, grok_step(h), onset_on(h), grok_step(h, key="test_acc"), float(h["test_acc"].max()),
+                  float(h["med_sum"].min()))
                  for (fig, d), h in widths.items())
     contrasts = {}
     for panel in dict.fromkeys(k[0] for k in widths):
         ds = sorted(k[1] for k in widths if k[0] == panel)
         t_small, t_big = grok_step(widths[(panel, ds[0])]), grok_step(widths[(panel, ds[-1])])
-        contrasts[(panel, ds[-1])] = WidthContrast(ds[0], ds[-1], t_big / t_small if np.isfinite(t_small)
-                                                   else (0.0 if np.isfinite(t_big) else float("nan")))
+        contrasts[(panel, ds[-1])] = WidthContrast(ds[0], ds[-1], t_big / t_small if observed(t_small)
+                                                   else (0.0 if observed(t_big) else float("nan")))
     return WidthsSummary(rows, contrasts)
 
 
@@ -254,7 +281,8 @@ class OperationCase:
     d_model: int
     train_frac: float
     max_test_acc: float
-    grok_step: float
+    grok_step: float  # onset (:func:`grok_step`), read on ``onset_on``
+    onset_on: str
     med_r: float  # r(MED, test loss) over the window
     wnorm_r: float  # r(W, test loss) over the window
     window_end: str  # where the window ends, in words
@@ -266,9 +294,10 @@ def operations_summary(ops: dict, cases: tuple) -> dict:
     for fig, op, d, a, p in cases:
         h = ops[fig]
         t = grok_step(h)
-        out[fig] = OperationCase(fig, op, p, d, a, float(h["test_acc"].max()), t, window_r(h, "med"),
-                                 window_r(h, "wnorm2"), "test acc 0.95" if np.isfinite(t)
-                                 else "the end (test accuracy stays below 0.95)")
+        on = onset_on(h, op)
+        out[fig] = OperationCase(fig, op, p, d, a, float(h["test_acc"].max()), t, on, window_r(h, "med"),
+                                 window_r(h, "wnorm2"), f"accuracy 0.95 on {on}" if observed(t)
+                                 else f"the end (accuracy on {on} stays below 0.95)")
     return out
 
 
@@ -278,16 +307,18 @@ class StructuredSummary:
     """Fig. 20's table and check."""
 
     rows: tuple  # (α, seed, onset random, onset Toeplitz, ratio)
-    median_ratio: float  # median over seeds of onset Toeplitz / onset random
+    median_ratio: float  # median over the seeds with both onsets of onset Toeplitz / onset random (nan: none)
 
 
 def structured_summary(struct: dict, fracs: tuple, seeds: tuple, onset: float = 0.5) -> StructuredSummary:
-    """Fig. 20: grokking onset (first test acc ≥ ``onset``) with random and Toeplitz W_E, per seed."""
+    """Fig. 20: grokking onset (first accuracy ≥ ``onset`` on mirror-untrained pairs, :func:`grok_step`)
+    with random and Toeplitz W_E, per seed."""
     rows = []
     for a in fracs:
         for s in seeds:
             if ("random", a, s) not in struct or ("toeplitz", a, s) not in struct:
                 continue  # (not computed at this scale)
             tr, tt = grok_step(struct[("random", a, s)], onset), grok_step(struct[("toeplitz", a, s)], onset)
-            rows.append((a, s, tr, tt, tt / tr))
-    return StructuredSummary(tuple(rows), float(np.median([r[4] for r in rows])))
+            rows.append((a, s, tr, tt, ratio(tt, tr)))
+    both = [r[4] for r in rows if observed(r[4])]
+    return StructuredSummary(tuple(rows), float(np.median(both)) if both else float("nan"))
