@@ -947,7 +947,7 @@ claims.claim("app13_wd_timescale", ref="App. 13", quantity="exponent of t_te(½)
              basis="a tenfold κ gives a tenfold shorter time: exponent −1; ±0.25 is halfway to the rival powers "
                    "−½ and −3/2",
              known_deviation=(
-                 f"the exponent is {_fmt(swd.exponent)} per seed (κ = {_fmt(list(swd.wds[0][1:]))}, {cwd.steps} steps, "
+                 f"the exponent is {_fmt(swd.exponent)} per seed (κ = {_fmt(list(swd.wds[0][1:]))}, {cwd.base.steps} steps, "
                  f"D = {cwd.base.D}): weight decay shortens the time to generalise, more weakly than 1/κ; the paper's "
                  "statement is about a transformer and Omnigrok's MLP under AdamW, which this closure does not run"
                  if CPU else ex.known_deviation("app13_wd_timescale", profile)))
