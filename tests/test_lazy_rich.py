@@ -475,3 +475,111 @@ def test_difficulty_from_the_network_jacobian():
     J = torch.autograd.functional.jacobian(f, W0).reshape(q.P, -1)
     ref = float(y @ torch.linalg.solve(J @ J.T, y)) / q.N
     np.testing.assert_allclose(difficulty([q], b)[0], ref, rtol=1e-8)
+
+
+# --------------------------------------------------------------------------- App. 11.1, 11.2, 12 kernels
+def test_eq20_is_the_exact_fourth_moment():
+    """Eq. 20 against ε² Tr(A M A) with A = E[y x xᵀ] = (|β|² I + 2ββᵀ)/D² (Isserlis, y = (β·x)²)."""
+    from companion.theory import lazy_rich_kernels as tk
+
+    g = torch.Generator().manual_seed(3)
+    D, eps = 7, 0.3
+    beta = torch.randn(D, generator=g, dtype=DT)
+    W = torch.randn(3, D, generator=g, dtype=DT)
+    M = W.T @ W
+    A = (beta @ beta * torch.eye(D, dtype=DT) + 2 * torch.outer(beta, beta)) / D ** 2
+    assert tk.eq20_numerator(beta, M, eps) == pytest.approx(float(eps ** 2 * torch.trace(A @ M @ A)), rel=1e-12)
+
+
+def test_alignment_numerator_factorises_over_pairs():
+    """The Monte Carlo's feature means give exactly the mean of y K(x, x') y' over all pairs of two
+    sets, K the NTK of eq. 18 from ``ntk_from_stats``."""
+    from companion.theory import lazy_rich_kernels as tk
+
+    g = torch.Generator().manual_seed(4)
+    D, eps = 6, 0.7
+    beta, wbar = torch.randn(D, generator=g, dtype=DT), torch.randn(D, generator=g, dtype=DT)
+    W = torch.randn(4, D, generator=g, dtype=DT)
+    M = W.T @ W / 4
+    X1, X2 = torch.randn(30, D, generator=g, dtype=DT), torch.randn(40, D, generator=g, dtype=DT)
+    y1, y2 = (X1 @ beta) ** 2, (X2 @ beta) ** 2
+    K = th.ntk_from_stats(X1[None], X2[None], wbar[None], M[None], eps)[0]
+    direct = float(y1 @ K @ y2) / (30 * 40)
+    (a, b, C), (a2, b2, C2) = tk._pair_means(X1, y1, wbar), tk._pair_means(X2, y2, wbar)
+    fact = float(a @ a2 + eps * (b @ a2 + a @ b2) + eps ** 2 * torch.trace(C @ M @ C2.T))
+    assert fact == pytest.approx(direct, rel=1e-10)
+
+
+def test_readout_ntk_is_the_jacobian_gram_and_its_spread():
+    """The analytic readout NTK against J Jᵀ from autograd of (1/√N) Σ v φ(w·x), and its standard
+    error against the per-neuron terms' spread computed elementwise."""
+    from companion.theory import lazy_rich_kernels as tk
+
+    g = torch.Generator().manual_seed(5)
+    D, N, n, eps = 5, 9, 6, 0.6
+    X = torch.randn(n, D, generator=g, dtype=DT)
+    W, v = torch.randn(N, D, generator=g, dtype=DT), torch.randn(N, generator=g, dtype=DT)
+
+    def f(W, v):
+        H = X @ W.T
+        return (H + 0.5 * eps * H * H) @ v / math.sqrt(N)
+
+    JW, Jv = torch.autograd.functional.jacobian(f, (W, v))
+    J = torch.cat([JW.reshape(n, -1), Jv], 1)
+    K, se = tk.readout_ntk(X, W, v, eps)
+    assert torch.allclose(K, J @ J.T, atol=1e-12)
+    H = X @ W.T
+    t = ((H + 0.5 * eps * H * H)[:, None, :] * (H + 0.5 * eps * H * H)[None, :, :]
+         + (X @ X.T)[..., None] * (v * (1 + eps * H))[:, None, :] * (v * (1 + eps * H))[None, :, :])
+    assert torch.allclose(se, t.std(-1) / math.sqrt(N), atol=1e-10)
+
+
+def test_eq23_is_the_wide_network_limit():
+    """Eq. 23 against the readout NTK of a very wide network (relative error ~ 1/√N)."""
+    from companion.theory import lazy_rich_kernels as tk
+
+    g = torch.Generator().manual_seed(6)
+    X = torch.randn(5, 8, generator=g, dtype=DT) / math.sqrt(8)
+    W, v = torch.randn(400_000, 8, generator=g, dtype=DT), torch.randn(400_000, generator=g, dtype=DT)
+    K, se = tk.readout_ntk(X, W, v, 0.8)
+    assert ((K - tk.eq23_kernel(X, X, 0.8)).abs() / se).max() < 5
+
+
+def test_error_parts_sum_to_the_population_loss():
+    """The eigenfunction split (|x|², traceless, linear) adds up to eq. 6's population loss."""
+    from companion.theory import lazy_rich_kernels as tk
+
+    g = torch.Generator().manual_seed(7)
+    D = 6
+    a, B = torch.randn(2, D, generator=g, dtype=DT), torch.randn(2, D, D, generator=g, dtype=DT)
+    A = (B + B.transpose(-1, -2)) / 2
+    parts = tk.error_parts(a, A)
+    total = th.population_terms(a, A, D)["total"]
+    assert torch.allclose(parts["trace"] + parts["traceless"] + parts["linear"], total, rtol=1e-12)
+
+
+def test_k0_regression_is_exact_at_the_feature_count():
+    """With P = D + D(D + 1)/2 points ridgeless K0 regression recovers the quadratic target exactly."""
+    from companion.theory import lazy_rich_kernels as tk
+
+    D = 5
+    t = th.quadratic_task(D, D + D * (D + 1) // 2, seed=2)
+    e = tk.k0_error_parts(t["X"], t["y"], t["T"], 0.3)
+    assert float(sum(e.values())) < 1e-10 * float(t["T"].pow(2).sum())
+
+
+def test_fig1_alignment_tracking_and_fig2_power_law():
+    """Spearman of a falling against a rising curve is −1; a synthetic t ∝ s² gives exponent 2."""
+    from companion.experiments.lazy_rich.fig1 import fig1_alignment_tracking
+    from companion.experiments.lazy_rich.networks import fig2_scale_times
+
+    step = np.arange(0, 101, 10)
+    r = {"step": step, "misalignment": np.exp(-step / 50.0)[None], "cka_step": np.arange(0, 101, 25),
+         "cka": np.array([[0.1, 0.2, 0.25, 0.4, 0.5]])}
+    at = fig1_alignment_tracking(r)
+    assert at.rho_misalignment == [pytest.approx(-1.0)] and at.rho_step == [pytest.approx(1.0)]
+    e = np.linspace(0, 1000, 1001)
+    scales = [0.5, 1.0]
+    acc = np.stack([(e >= 100 * s ** 2).astype(float) for s in scales])
+    st = fig2_scale_times({"scales": scales, "epochs": e, "test_acc": acc}, (0.5, 1.0, 2.0))
+    assert st.exponent == [pytest.approx(2.0)] and st.predicted[0][0] == pytest.approx(400.0)

@@ -50,12 +50,14 @@ from companion.experiments.lazy_rich.fig1 import (
     FIG1_PROFILES,
     FIG1A_PROFILES,
     fig1,
+    fig1_alignment_tracking,
     fig1_summary,
     fig1a,
     fig1a_summary,
     fig4_n2_summary,
     fig4_summary,
 )
+from companion.experiments.lazy_rich.kernels import alignment_numerator, kernel_sample_size, readout_kernel
 from companion.experiments.lazy_rich.measures import crossing, half_times, increasing, seed_values, tracks_until
 from companion.experiments.lazy_rich.networks import (
     FIG2_PROFILES,
@@ -64,6 +66,7 @@ from companion.experiments.lazy_rich.networks import (
     FIG13B_PROFILES,
     FIG17_PROFILES,
     fig2,
+    fig2_scale_times,
     fig2_summary,
     fig6a,
     fig6a_summary,
@@ -103,11 +106,14 @@ from companion.experiments.lazy_rich.transformer import (
     transformer_linearised,
 )
 
-__all__ = ["CONFIGS", "DELAYED", "SMALL_LAM", "RUNNERS", "QuadraticRun", "Sweep", "config", "crossing",
+__all__ = ["CONFIGS", "DELAYED", "SMALL_LAM", "RUNNERS", "QuadraticRun", "Sweep", "alignment_numerator", "config",
+           "crossing", "kernel_sample_size", "readout_kernel",
            "departures_table", "eq9_summary", "wd13_summary",
            "fig10_summary", "fig11_summary", "fig12_summary", "fig13a_summary", "fig13b_tracking", "fig13c_summary",
-           "fig14_summary", "fig15_summary", "fig17_summary", "fig19_summary", "fig1_summary", "fig1a_summary",
-           "fig2_summary", "fig3a_summary", "fig3b_summary", "fig3e_summary", "fig4_n2_summary", "fig4_summary",
+           "fig14_summary", "fig15_summary", "fig17_summary", "fig19_summary", "fig1_alignment_tracking",
+           "fig1_summary", "fig1a_summary",
+           "fig2_scale_times", "fig2_summary", "fig3a_summary", "fig3b_summary", "fig3e_summary", "fig4_n2_summary",
+           "fig4_summary",
            "fig5_summary", "fig6a_summary", "fig6b_summary", "fig7_summary", "fig8_summary", "fig9_summary",
            "half_times",
            "increasing", "kernel_spectrum", "known_deviation", "run", "run_all", "seed_values", "tracks_until"]

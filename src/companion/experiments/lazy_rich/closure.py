@@ -68,7 +68,7 @@ class Sweep:
 # Fig. 3a / 7: the authors' cell uses y = (β·x)² (no ½), ε = 0.25, D=100, P=450, N=500, η0 = 0.5
 Q3A = QuadraticRun(P=450, eps=0.25, eta0=0.5, steps=60_000, target_scale=1.0)
 ALPHAS = (2 ** -5, 2 ** -2, 2 ** -1, 1.0, 2.0, 4.0, 8.0, 16.0)
-SIGMAS = (0.25, 0.5, 1.0, 2.0)  # Fig. 7b,c (the paper's 1/8 diverges at reduced D; see spec)
+SIGMAS = (0.25, 0.5, 1.0, 2.0)  # Fig. 7b,c (the paper's 1/8 diverges at reduced D)
 SEEDS = (0, 1, 2)  # data seeds of every sweep (weight seed = seed + 1), batched with its runs
 FIG3A = Sweep(Q3A, ("alpha",), tuple((a,) for a in ALPHAS), seeds=SEEDS)
 FIG7B = Sweep(Q3A, ("sigma",), tuple((s,) for s in SIGMAS), seeds=SEEDS)
@@ -92,7 +92,7 @@ FIG7C_PROFILES = {"paper": FIG7C,
                   "cpu": replace(FIG7C, base=Q3A_CPU, dtype="float32"),
                   "smoke": replace(FIG7C, base=Q3A_SMOKE, values=FIG7C.values[1:], seeds=(0,))}
 
-# Fig. 3b: no code; the spec's proposal is Fig. 1's setup with an ε sweep
+# Fig. 3b: no code survives; reconstructed as Fig. 1's setup with an ε sweep
 EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 FIG3B = Sweep(QuadraticRun(), ("eps",), tuple((e,) for e in EPSILONS), seeds=SEEDS)
 FIG3B_PROFILES = {"paper": FIG3B,
@@ -130,7 +130,7 @@ FIG10 = Sweep(N2, ("lam",), tuple((v,) for v in LAMS), seeds=(0, 1, 2, 3, 4))
 FIG10_PROFILES = {"paper": FIG10, "cpu": replace(FIG10, base=replace(N2, steps=5_000)),
                   "smoke": replace(FIG10, base=replace(N2, steps=1_000), seeds=(0, 1))}
 
-# Fig. 14: multi-index targets y = ½ Σ_k (β_k·x)², K ∈ {1,2,3}, P = 11·D (spec measurement)
+# Fig. 14: multi-index targets y = ½ Σ_k (β_k·x)², K ∈ {1,2,3}, P = 11·D (our choice)
 FIG14 = Sweep(replace(QuadraticRun(), P=1100, steps=30_000), ("n_index",), ((1,), (2,), (3,)), seeds=SEEDS)
 FIG14_PROFILES = {"paper": FIG14, "cpu": replace(FIG14, base=replace(FIG14.base, D=30, P=330, N=150, steps=20_000),
                                                   dtype="float32"),

@@ -214,3 +214,24 @@ def fig4_n2_summary(r10: dict) -> Decomposition:
     first = {k: np.stack([v[k][0] for v in views]) for k in ("train_loss", "test_loss", "variance", "misalignment",
                                                               "linear")}
     return fig4_summary({"step": r10["step"], **first})
+
+
+@dataclass(frozen=True)
+class AlignmentTracking:
+    """App. 11.2 on the Fig. 1 runs, per seed: the NTK–target alignment against the misalignment term
+    of eq. 6, over training (the misalignment interpolated onto the alignment's steps)."""
+
+    rho_misalignment: list  # Spearman ρ(alignment, misalignment)
+    rho_step: list  # Spearman ρ(alignment, step): how monotone the alignment is in time alone
+    points: int  # alignment evaluations per run
+
+
+def fig1_alignment_tracking(r: dict) -> AlignmentTracking:
+    """Rank correlation over training between the kernel alignment (at ``cka_step``) and eq. 6's
+    misalignment term (at ``step``, interpolated linearly in the step), per seed."""
+    from scipy.stats import spearmanr
+
+    cs = np.asarray(r["cka_step"], dtype=float)
+    mis = [np.interp(cs, np.asarray(r["step"], dtype=float), r["misalignment"][i]) for i in range(len(r["cka"]))]
+    return AlignmentTracking([float(spearmanr(r["cka"][i], m).statistic) for i, m in enumerate(mis)],
+                             [float(spearmanr(r["cka"][i], cs).statistic) for i in range(len(r["cka"]))], len(cs))

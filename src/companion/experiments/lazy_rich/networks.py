@@ -276,3 +276,40 @@ def fig6a_summary(r: dict) -> DigitsDelay:
     at_fit = float(r["test_acc"][-1][hit[0]]) if len(hit) else NOT_OBSERVED
     return DigitsDelay(ratio(b_, max(a_, 1.0)) if observed(a_) else NOT_OBSERVED, at_fit,
                        r["source"].startswith("MNIST"))
+
+
+@dataclass(frozen=True)
+class ScaleTimes:
+    """Fig. 2c at a reduced profile: when each scale generalises, and what the paper's larger scales
+    would need (a power law in s through the scales run, per init seed)."""
+
+    scales: list  # the scales run
+    t_test: list  # per seed, epoch test acc first ≥ 0.9 at each scale (paper's lr units)
+    exponent: list  # per seed, slope of log t_test against log s
+    missing: list  # the paper's scales not run
+    predicted: list  # per seed, the power law's epoch at each missing scale
+    run_epochs: float  # length of this profile's run, in the paper's epochs
+    largest: list  # per seed, the predicted epoch at the largest missing scale
+    cost_factor: list  # per seed, all scales batched for the largest prediction / this run's cost
+
+
+def fig2_scale_times(r: dict, paper_scales: tuple) -> ScaleTimes:
+    """Per init seed, the epochs to test accuracy 0.9 at every scale run, their power law in s, and
+    its prediction for the scales of ``paper_scales`` the run lacks (not observed if a scale never
+    generalised)."""
+    views = seed_views(r)
+    scales = list(r["scales"])
+    missing = [s for s in paper_scales if s not in scales]
+    ts, ex_, pr = [], [], []
+    for v in views:
+        t = [first_crossing(v["epochs"], v["test_acc"][k], 0.9) for k in range(len(scales))]
+        ts.append(t)
+        if all(observed(x) for x in t):
+            slope, icpt = np.polyfit(np.log(scales), np.log(np.asarray(t, dtype=float)), 1)
+            ex_.append(float(slope)), pr.append([float(np.exp(icpt) * s ** slope) for s in missing])
+        else:
+            ex_.append(NOT_OBSERVED), pr.append([NOT_OBSERVED] * len(missing))
+    run = float(r["epochs"][-1])
+    cost = [max(p) / run * (len(scales) + len(missing)) / len(scales) if all(map(observed, p)) else NOT_OBSERVED
+            for p in pr]
+    return ScaleTimes(scales, ts, ex_, missing, pr, run, [p[-1] if p else NOT_OBSERVED for p in pr], cost)

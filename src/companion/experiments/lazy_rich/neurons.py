@@ -44,7 +44,7 @@ FIG13A_PROFILES = {"paper": FIG13A,
                    # 5k steps: past the fall of the test loss (the claims read final / initial against 0.5)
                    "cpu": replace(FIG13A, quad=replace(FIG13A.quad, D=50, P=275, N=250, steps=5_000), dtype="float32"),
                    "smoke": replace(FIG13A, quad=replace(FIG13A.quad, D=20, P=110, N=100, steps=1_000))}
-# App. 15.2: Hermite targets; the paper gives no sizes (spec: search space, unverified)
+# App. 15.2: Hermite targets; the paper gives no sizes (ours)
 FIG15 = NeuronRuns(replace(QuadraticRun(), D=30, P=600, N=200, eps=0.05, eta0=0.5, steps=100_000), hermite_k=3)
 FIG15_PROFILES = {"paper": FIG15, "cpu": replace(FIG15, quad=replace(FIG15.quad, D=20, P=400, N=100, steps=10_000),
                                                   dtype="float32"),
