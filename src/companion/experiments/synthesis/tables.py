@@ -196,5 +196,5 @@ def laziness_note(profile: str) -> str:
     untested = [k for k, (arm, alpha, what, _) in LAZINESS_OF.items()
                 if (arm, alpha) in missing or (what == "t_test" and ("fnn_scratch", alpha) in missing)]
     return (f"Not run at this profile: {', '.join(f'{a} at α = {al:g}' for a, al in missing)} (each costs about "
-            f"as much as its arm's clock run; this profile's time allows one cell). Not tested here, so: "
+            f"as much as its arm's clock run). Not tested here, so: "
             f"{', '.join(f'`α: {k}`' for k in untested)} — nothing here stands in for them.")
