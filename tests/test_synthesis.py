@@ -202,3 +202,81 @@ def test_censored_fit_recovers_lambda_star_and_respects_censoring():
     pulled = censored_fit(np.r_[lam, 0.17], np.r_[noisy, np.nan], np.r_[nan, 1e6])
     assert 0.16 < pulled["lam_star"] < base["lam_star"]  # the run at 0.17 never generalising: λ* just above it
     assert not observed(censored_fit(lam[:2], dt[:2], nan[:2])["lam_star"])
+
+
+def test_output_scaled_module_is_alpha_times_f_with_alpha_times_its_gradient():
+    """Kumar et al. §3's output rescaling: α·f, the same parameters, the parameter gradient of any
+    linear read-out of the output scaled by α (checked against f's own autograd)."""
+    from companion.models.lazy_rich import OutputScaled
+
+    f = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    g = OutputScaled(f, 3.0)
+    x = torch.randn(5, 3, generator=torch.Generator().manual_seed(0))
+    torch.testing.assert_close(g(x), 3.0 * f(x))
+    assert [id(p) for p in g.parameters()] == [id(p) for p in f.parameters()]  # α is a buffer, not trained
+    gf = torch.autograd.grad(f(x).sum(), list(f.parameters()))
+    gg = torch.autograd.grad(g(x).sum(), list(g.parameters()))
+    for a, b in zip(gf, gg):
+        torch.testing.assert_close(b, 3.0 * a)
+
+
+def test_scaled_fnn_scales_the_learning_rate_by_one_over_alpha_and_keeps_the_decay_per_step():
+    base = ex.setting("cpu", "fnn_scratch")
+    for alpha in (0.3, 3.0):
+        t = ex.ScaledFNN(base, alpha).train
+        assert t.lr == pytest.approx(base.train.lr / alpha)
+        assert t.lr * t.weight_decay == pytest.approx(base.train.lr * base.train.weight_decay)  # AdamW's ηλ
+        assert (t.steps, t.n_evals, t.stop_after_test_acc, t.stop_patience) == (base.train.steps, base.train.n_evals,
+                                                                                0.9, 0.0)
+    with pytest.raises(ValueError, match="arm"):
+        ex.ScaledFNN(ex.setting("cpu", "quadratic"), 3.0)
+    with pytest.raises(ValueError, match="positive"):
+        ex.ScaledFNN(base, 0.0)
+
+
+def test_scaled_run_at_alpha_1_is_the_clock_run_up_to_its_stop(tmp_path, monkeypatch):
+    """The α = 1 arm of laziness × transfer is the clock run: training the wrapped module at α = 1
+    gives the clock run's history (the diagnostics do not touch training) on the steps both logged."""
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path))
+    cfg = replace(ex.setting("smoke", "fnn_scratch"), train=replace(ex.setting("smoke", "fnn_scratch").train, steps=30))
+    clock = ex.clock_runs(cfg)
+    scaled = ex.scaled_runs(ex.ScaledFNN(cfg, 1.0))
+    for c, s in zip(clock, scaled):
+        n = len(s["step"])
+        np.testing.assert_array_equal(s["step"], c["step"][:n])
+        np.testing.assert_allclose(s["train_loss"], c["train_loss"][:n], rtol=1e-5)
+        np.testing.assert_allclose(s["test_acc"], c["test_acc"][:n])
+        assert 0.0 <= s["kernel_distance_end"] <= 2.0
+    i = len(scaled[0]["step"]) - 1  # where seed 0 stopped, the clock run's kernel distance at that step
+    if i == len(clock[0]["step"]) - 1:
+        assert scaled[0]["kernel_distance_end"] == pytest.approx(float(clock[0]["kernel_distance"][i]), abs=1e-4)
+
+
+def test_laziness_hypotheses_are_recorded_seed_against_seed(tmp_path):
+    """A lazier scratch arm (later test clock) and transfer arms that stay ×4 faster: Kumar et al.'s
+    delay predictions and Xu et al.'s transfer ones are all supported; an arm that never reaches 0.9
+    is not observed, never a long delay."""
+    t = {("fnn_scratch", 0.3): 300, ("fnn_scratch", 1.0): 1000, ("fnn_scratch", 3.0): 3000,
+         ("fnn_transfer", 0.3): 60, ("fnn_transfer", 1.0): 200, ("fnn_transfer", 3.0): 600}
+    lruns = {k: [_hist(v), _hist(v), _hist(v)] for k, v in t.items()}
+    clocks = ex.laziness_clocks(lruns)
+    claims = Claims("synthesis", "cpu", directory=tmp_path)
+    labels = {"fnn_scratch": "scratch", "fnn_transfer": "transfer"}
+    record.record_laziness(claims, clocks, labels)
+    v = {c.id: c.verdict for c in claims.records}
+    assert v == {f"alpha_{k}": "supported" for k in ex.LAZINESS}
+    assert "| fnn_transfer | 3 |" in ex.laziness_table(lruns, clocks, "cpu")
+    lruns[("fnn_scratch", 3.0)] = [_hist(1e6)] * 3  # never reaches 0.9 within the logged steps
+    claims = Claims("synthesis", "cpu", directory=tmp_path / "b")
+    record.record_laziness(claims, ex.laziness_clocks(lruns), labels)
+    c = {c.id: c for c in claims.records}["alpha_lazier_delays"]
+    assert c.per_seed == [NOT_OBSERVED] * 3 and c.verdict != "supported"
+
+
+def test_laziness_grid_runs_every_cell_at_smoke_and_paper_and_names_what_cpu_leaves_out():
+    assert ex.laziness.not_run("paper") == [] and "Every cell" in ex.laziness_note("paper")
+    assert ex.laziness.not_run("smoke") == [("fnn_scratch", 0.3), ("fnn_transfer", 0.3)]
+    left = ex.laziness.not_run("cpu")
+    assert ("fnn_scratch", 3.0) not in left and len(left) == 3
+    note = ex.laziness_note("cpu")
+    assert "`α: transfer_lazy`" in note and "`α: lazier_delays`" not in note

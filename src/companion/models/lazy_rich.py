@@ -3,7 +3,8 @@
 * tanh MLPs with biases, parameters stacked over runs (:func:`tanh_mlp`, :func:`tanh_mlp_params`):
   the student and teacher of App. 8.3.1 (Figs. 8, 17, 18);
 * :class:`ScaledTransformer` — Fig. 6b: the book's one-layer transformer with centred logits
-  scaled by α, ``α·(f(x) − f0(x))`` (composition; ``f0`` is a lookup table of the initial logits).
+  scaled by α, ``α·(f(x) − f0(x))`` (composition; ``f0`` is a lookup table of the initial logits);
+* :class:`OutputScaled` — any module's output times α, uncentred (§3, "output rescaling").
 
 Their training loops (and those of the quadratic modular MLP, the linearised student and the
 digits MLP) are in :mod:`companion.train.lazy_rich`.
@@ -44,6 +45,19 @@ def tanh_mlp(params: list[Tensor], x: Tensor) -> Tensor:
         if i < L - 1:
             h = torch.tanh(h)
     return h
+
+
+class OutputScaled(nn.Module):
+    """``α·f(x)`` for any module ``f`` (Kumar et al. §3: "multiplying the network output logits by a large
+    scale factor α can also induce lazy training (Chizat et al., 2019)"); its parameters are ``f``'s."""
+
+    def __init__(self, f: nn.Module, alpha: float):
+        super().__init__()
+        self.f = f
+        self.register_buffer("alpha", torch.tensor(float(alpha)))
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.alpha * self.f(x)
 
 
 class ScaledTransformer(nn.Module):

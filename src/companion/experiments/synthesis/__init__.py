@@ -5,6 +5,7 @@
 * :mod:`.experiments` — the cached runs, with every diagnostic recorded at the same steps;
 * :mod:`.predictions` — what each explanation predicts, fixed before any run;
 * :mod:`.interventions` — transfer against laziness (kernel regression with a target's K₀);
+* :mod:`.laziness` — laziness × transfer: GrokTransfer's FNN at Kumar et al.'s output scales α;
 * :mod:`.critical` — the critical training fraction across p (Gu et al. Thm 3.12 against Levi et al.'s λ*);
 * :mod:`.summaries` — the four clocks, Levi et al.'s forecast ratio, the pooled criteria.
 """
@@ -39,11 +40,21 @@ from companion.experiments.synthesis.experiments import (  # noqa: F401
     setting,
 )
 from companion.experiments.synthesis.interventions import LAZY_TARGETS, LazyFit, lazy_fit, lazy_fits  # noqa: F401
+from companion.experiments.synthesis.laziness import (  # noqa: F401
+    ALPHAS,
+    ARMS,
+    GRID,
+    ScaledFNN,
+    laziness_clocks,
+    laziness_runs,
+    scaled_runs,
+)
 from companion.experiments.synthesis.predictions import (  # noqa: F401
     BAND,
     CRITERIA,
     CRITICAL,
     EXPLAINS,
+    LAZINESS,
     LAZY,
     PREDICTIONS,
     WEIGHT_DECAY,
@@ -71,6 +82,8 @@ from companion.experiments.synthesis.tables import (  # noqa: F401
     critical_table,
     departure_pairs,
     findings,
+    laziness_note,
+    laziness_table,
     lazy_summary,
     predictions_table,
     profile_settings,
@@ -86,4 +99,5 @@ PAPER_ITEMS: tuple = ()
 def run_all(profile: str, device: str, seed: int = 0) -> None:
     all_clock_runs(profile, device, ALL_SETTINGS, seed)
     lazy_fits(profile, device, seed)
+    laziness_runs(profile, device, all_clock_runs(profile, device, ARMS, seed), seed)
     critical_runs(critical_config(profile, seed), device)

@@ -155,3 +155,33 @@ CRITICAL = {
         "the same at every p: the critical fraction α* = 2/(λ* p) falls as 1/p, an exponent s = −1 (±½)",
         between(-1.5, -0.5), "s above −½ (closer to a fraction that does not depend on p than to 1/p) or below −1.5"),
 }
+
+#: laziness × transfer (:mod:`.laziness`): GrokTransfer's FNN at output scales α ∈ {0.3, 1, 3}, scratch and transfer.
+#: Per seed, seed i against seed i: a delay t_test − t_tr over the same arm's at α = 1, or t_test(transfer) over
+#: t_test(scratch) at one α
+LAZINESS = {
+    "lazier_delays": Prediction(
+        "Kumar et al.",
+        "large α increases the timescale separation between the fall of the train and the test loss (§5.1, "
+        "Fig. 3a, e): the scratch target's delay at α = 3 over its delay at α = 1 is above 1", greater_than(1.0),
+        "the delay at α = 3 is no longer than at α = 1"),
+    "richer_shortens": Prediction(
+        "Kumar et al.",
+        "small α can eliminate grokking altogether (§5.1, Fig. 3a): the scratch target's delay at α = 0.3 over "
+        "its delay at α = 1 is below 1", less_than(1.0), "the delay at α = 0.3 is no shorter than at α = 1"),
+    "transfer_lazier_delays": Prediction(
+        "Kumar et al.",
+        "the transferred target's initial kernel is misaligned too (the lazy model above stays near chance), so "
+        "laziness delays it as it delays the scratch target: its delay at α = 3 over its delay at α = 1 is above 1",
+        greater_than(1.0), "the transferred target's delay at α = 3 is no longer than at α = 1"),
+    "transfer_rich": Prediction(
+        "Xu et al.",
+        "the embedding, not the kernel regime, sets the delay (Thm 3.2): at α = 0.3 too the transferred targets "
+        "reach 0.9 test accuracy at most half as late as from scratch",
+        at_most(0.5), "at α = 0.3 the transferred targets are no more than ×2 faster, or never generalise"),
+    "transfer_lazy": Prediction(
+        "Xu et al.",
+        "the embedding, not the kernel regime, sets the delay (Thm 3.2): at α = 3, lazier, the transferred "
+        "targets still reach 0.9 test accuracy at most half as late as from scratch",
+        at_most(0.5), "at α = 3 the transferred targets are no more than ×2 faster, or never generalise"),
+}

@@ -9,7 +9,15 @@ verdicts differ the verdict table says *definition-dependent*.
 from __future__ import annotations
 
 from companion.experiments.synthesis.configs import INTERVENTIONS, PAPER_OF
-from companion.experiments.synthesis.predictions import CRITICAL, EXPLAINS, LAZY, POOLED, PREDICTIONS, WEIGHT_DECAY
+from companion.experiments.synthesis.predictions import (
+    CRITICAL,
+    EXPLAINS,
+    LAZINESS,
+    LAZY,
+    POOLED,
+    PREDICTIONS,
+    WEIGHT_DECAY,
+)
 from companion.experiments.synthesis.summaries import (
     CLOCK_DIAGNOSTICS,
     FRACTIONS,
@@ -44,6 +52,8 @@ BASIS = {
                 "rises with p for any fixed C",
     "levi_inverse": "a constant λ* makes α* = 2/(λ* p) exactly ∝ p⁻¹; ±½ is half the distance from that exponent "
                     "to 0, a critical fraction that does not depend on p",
+    "alpha": "1 separates a longer delay from one no longer; the delays are read at the same logged steps, "
+             "seed i against seed i (one split, one initialisation, only α and the learning rate it sets differ)",
     "lazy": "0.9 is the accuracy at which every clock of the chapter is read, the yardstick by which a run has "
             "generalised: the lazy model 'reaches the target's accuracy' when it generalises by the same yardstick "
             "(the trained targets' own final accuracies are shown beside it)",
@@ -152,3 +162,31 @@ def record_critical(claims, summary, label: str) -> None:
                           quantity=f"exponent d ln α*/d ln p of the critical fraction over p = "
                                    f"{', '.join(str(p) for p in summary.ps)} (censored (λ* − λ)⁻² fit per seed)",
                           prediction=CRITICAL[k], per_seed=summary.exponent_per_seed, basis=BASIS[k])
+
+
+#: each laziness × transfer prediction: (arm, α, what it reads: its delay over the same arm's at α = 1, or
+#: t_test over the scratch arm's at the same α; where the explanation says it)
+LAZINESS_OF = {"lazier_delays": ("fnn_scratch", 3.0, "delay", "Kumar et al. §5.1, Fig. 3a, e"),
+               "richer_shortens": ("fnn_scratch", 0.3, "delay", "Kumar et al. §5.1, Fig. 3a"),
+               "transfer_lazier_delays": ("fnn_transfer", 3.0, "delay", "Kumar et al. §5.1, App. 8 Fig. 10"),
+               "transfer_rich": ("fnn_transfer", 0.3, "t_test", "Xu et al. Thm 3.2, Fig. 1b"),
+               "transfer_lazy": ("fnn_transfer", 3.0, "t_test", "Xu et al. Thm 3.2, Fig. 1b")}
+
+
+def record_laziness(claims, lclocks: list, labels: dict[str, str]) -> None:
+    """Laziness × transfer (:mod:`.laziness`): each prediction of :data:`.predictions.LAZINESS` on the
+    per-seed ratio, seed i against seed i (``lclocks``: :func:`.laziness.laziness_clocks`)."""
+    from companion.experiments.synthesis.laziness import arm_name
+
+    for k, (arm, alpha, what, ref) in LAZINESS_OF.items():
+        name = arm_name(arm, alpha)
+        if what == "delay":
+            base, quantity, basis = arm_name(arm, 1.0), f"delay t_test − t_tr at α = {alpha:g} over α = 1's", "alpha"
+        else:
+            base, quantity, basis = arm_name("fnn_scratch", alpha), f"t_test(transfer) / t_test(scratch) at α = " \
+                                                                    f"{alpha:g}", "transfer"
+        if not any(c.setting == name for c in lclocks) or not any(c.setting == base for c in lclocks):
+            continue
+        claims.hypothesis(f"alpha_{k}", ref=ref, setting=f"{labels[arm]}, α = {alpha:g}", quantity=quantity,
+                          prediction=LAZINESS[k], per_seed=paired_ratio(lclocks, name, base, what),
+                          basis=BASIS[basis])

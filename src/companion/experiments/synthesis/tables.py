@@ -8,7 +8,7 @@ import math
 from companion.events import observed
 from companion.experiments.synthesis.configs import ALL_SETTINGS, PAPER, PAPER_OF, Setting
 from companion.experiments.synthesis.experiments import setting
-from companion.experiments.synthesis.predictions import CRITERIA, CRITICAL, LAZY, PREDICTIONS, WEIGHT_DECAY
+from companion.experiments.synthesis.predictions import CRITERIA, CRITICAL, LAZINESS, LAZY, PREDICTIONS, WEIGHT_DECAY
 
 
 def profile_settings(profile: str, seed: int = 0, names=ALL_SETTINGS) -> dict[str, Setting]:
@@ -56,7 +56,7 @@ def predictions_table() -> str:
     rows = ["| test | explanation | prediction | decided by | refuted if |", "|---|---|---|---|---|"]
     tests = {**PREDICTIONS, **{f"pooled: {k}": v for k, v in CRITERIA.items()},
              **{f"lazy: {k}": v for k, v in LAZY.items()}, **{f"wd: {k}": v for k, v in WEIGHT_DECAY.items()},
-             **{f"critical: {k}": v for k, v in CRITICAL.items()}}
+             **{f"critical: {k}": v for k, v in CRITICAL.items()}, **{f"α: {k}": v for k, v in LAZINESS.items()}}
     for k, p in tests.items():
         rows.append(f"| `{k}` | {p.paper} | {_cell(p.says)} | {_cell(p.expected)} | {_cell(p.refuted_if)} |")
     return "\n".join(rows)
@@ -164,3 +164,37 @@ def critical_table(summary) -> str:
                  f"(Levi et al.'s constant λ*: −1; Gu et al.'s 2 ln p / C: ≈ 1/ln p = "
                  f"{', '.join(f'{1 / math.log(p):.2g}' for p in summary.ps)})."]
     return "\n".join(rows)
+
+
+def laziness_table(lruns: dict, lclocks: list, profile: str, seed: int = 0) -> str:
+    """Markdown: laziness × transfer (:mod:`.laziness`), per (arm, α) and seed: AdamW's η and λ, the clocks,
+    the delay, the kernel distance 1 − cos(K, K₀) where the seed stopped, and the steps trained."""
+    from companion.experiments.synthesis.laziness import ScaledFNN, arm_name, kernel_distance_at_stop
+
+    by = {(c.setting, c.seed): c for c in lclocks}
+    rows = ["| arm | α | AdamW η, λ | seed | t_tr | t_test | delay | kernel distance where it stopped | steps |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for (arm, alpha), hists in lruns.items():
+        base = setting(profile, arm, seed)
+        t = base.train if alpha == 1.0 else ScaledFNN(base, alpha).train
+        for i, h in enumerate(hists):
+            c = by[(arm_name(arm, alpha), seed + i)]
+            rows.append(f"| {arm} | {alpha:g} | {t.lr:.3g}, {t.weight_decay:.3g} | {c.seed} | {_f(c.t_tr)} | "
+                        f"{_f(c.t_test)} | {_f(c.delay)} | {_f(kernel_distance_at_stop(h, c.t_test))} | "
+                        f"{int(h['step'][-1])} |")
+    return "\n".join(rows)
+
+
+def laziness_note(profile: str) -> str:
+    """Which cells of laziness × transfer this profile leaves out, and so which predictions it cannot test."""
+    from companion.experiments.synthesis.laziness import not_run
+    from companion.experiments.synthesis.record import LAZINESS_OF
+
+    missing = not_run(profile)
+    if not missing:
+        return "Every cell of the grid is run at this profile."
+    untested = [k for k, (arm, alpha, what, _) in LAZINESS_OF.items()
+                if (arm, alpha) in missing or (what == "t_test" and ("fnn_scratch", alpha) in missing)]
+    return (f"Not run at this profile: {', '.join(f'{a} at α = {al:g}' for a, al in missing)} (each costs about "
+            f"as much as its arm's clock run). Not tested here, so: "
+            f"{', '.join(f'`α: {k}`' for k in untested)} — nothing here stands in for them.")
