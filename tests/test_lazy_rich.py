@@ -336,6 +336,22 @@ def test_student_teacher_linearised_seeds_batch():
         assert not np.allclose(two[key][1], two[key][0])
 
 
+def test_digits_seeds_batch():
+    """Fig. 6a: the (seed, α) members of one batched program are each seed's runs alone."""
+    from companion.data.digits import load_digits_dataset
+    from companion.train.lazy_rich import train_digits_mlp
+
+    la = log_steps(30, 5)
+    splits = [load_digits_dataset(100, 50, s)[:4] for s in (0, 1)]
+    kw = dict(width=16, depth=2, batch=20)
+    two = train_digits_mlp(splits, (1e-2, 1.0), 30, la, seeds=(0, 1), **kw)
+    for j, s in enumerate((0, 1)):
+        one = train_digits_mlp(splits[j:j + 1], (1e-2, 1.0), 30, la, seeds=(s,), **kw)
+        for key in ("train_acc", "test_acc", "train_loss"):
+            np.testing.assert_allclose(two[key][2 * j:2 * j + 2], one[key], rtol=1e-4, atol=1e-6)
+    assert not np.allclose(two["train_loss"][0], two["train_loss"][2])
+
+
 def test_idx_reader_and_digits_loader(tmp_path):
     from companion.data.digits import load_digits_dataset, read_idx, write_idx
 

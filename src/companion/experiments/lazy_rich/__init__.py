@@ -74,6 +74,7 @@ from companion.experiments.lazy_rich.networks import (
     fig13b,
     fig13b_tracking,
     fig17_summary,
+    scale_one_delay,
     student_teacher,
 )
 from companion.experiments.lazy_rich.neurons import (
@@ -116,7 +117,8 @@ __all__ = ["CONFIGS", "DELAYED", "SMALL_LAM", "RUNNERS", "QuadraticRun", "Sweep"
            "fig4_summary",
            "fig5_summary", "fig6a_summary", "fig6b_summary", "fig7_summary", "fig8_summary", "fig9_summary",
            "half_times",
-           "increasing", "kernel_spectrum", "known_deviation", "run", "run_all", "seed_values", "tracks_until"]
+           "increasing", "kernel_spectrum", "known_deviation", "run", "run_all", "scale_one_delay", "seed_values",
+           "tracks_until"]
 
 # --------------------------------------------------------------------------- registry
 CONFIGS = {"fig1": FIG1_PROFILES, "fig1a": FIG1A_PROFILES, "fig2": FIG2_PROFILES, "fig3a": FIG3A_PROFILES,
