@@ -77,6 +77,33 @@ def transformer(cfg: TransformerSweep, device: str = "cpu") -> dict:
     return split_seeds(out, len(cfg.runs), len(seeds))
 
 
+def _unseeded(cfg: TransformerSweep) -> TransformerSweep:
+    return replace(cfg, runs=(), seed=0, seeds=())
+
+
+def shared_transformer(cfg: TransformerSweep, device: str = "cpu") -> dict:
+    """:func:`transformer` for Figs. 6b and 12, which share runs: Fig. 12 (a) (α = 0.5, weight decay 1)
+    is a run of Fig. 6b's α sweep, with the same seeds, data and initialisation. Every figure config of
+    ``cfg``'s profile that differs from ``cfg`` only in its runs is trained as one batch over the union
+    of their (α, wd) runs (cached once), and ``cfg``'s runs are read from it; a config that matches no
+    other (another seed shift, a changed field) is trained alone."""
+    profiles = [FIG6B_PROFILES, FIG12_PROFILES]
+    same = [c for prof in profiles for c in prof.values() if _unseeded(c) == _unseeded(cfg)]
+    union = tuple(dict.fromkeys([tuple(r) for c in same for r in c.runs] + [tuple(r) for r in cfg.runs]))
+    if len(union) == len(cfg.runs):
+        return transformer(cfg, device)
+    return select_runs(transformer(replace(cfg, runs=union), device), cfg.runs)
+
+
+def select_runs(r: dict, runs: tuple) -> dict:
+    """The results of :func:`transformer` restricted to ``runs`` (each an (α, wd) pair of ``r["runs"]``),
+    in that order, for every seed."""
+    have = [tuple(x) for x in r["runs"]]
+    idx = [have.index(tuple(x)) for x in runs]
+    blocks = [{k: v[idx] for k, v in b.items()} for b in r["seed_runs"]]
+    return {**r, **blocks[0], "seed_runs": blocks, "runs": [list(x) for x in runs]}
+
+
 def delay_ratios(r: dict) -> list:
     """t_te(0.1) / t_tr(0.1) of every run (cross-entropy 0.1 as fitted / generalised; not
     observed when either never happens in the run)."""
