@@ -604,7 +604,8 @@ def test_fig1_alignment_tracking_and_fig2_power_law():
 def test_shared_transformer_runs_match_alone():
     """Figs. 6b and 12 train the union of their (α, wd) runs once; a run read from the union batch has the
     history it has when its own figure's runs are trained alone (early leaving included), up to float32
-    rounding (the batched products' blocking depends on the batch size)."""
+    rounding (the batched products' blocking depends on the batch size). Losses only: at step 0 the centred
+    logits f − f0 are zero up to that rounding, so the accuracies there are argmax ties."""
     from dataclasses import replace
 
     from companion.experiments.lazy_rich.transformer import (
@@ -623,5 +624,5 @@ def test_shared_transformer_runs_match_alone():
     alone = transformer(small, "cpu")
     assert union["runs"] == alone["runs"]
     for a, b in zip(alone["seed_runs"], union["seed_runs"], strict=True):
-        for k in a:
+        for k in ("train_loss", "test_loss"):
             np.testing.assert_allclose(a[k], b[k], rtol=1e-5, atol=1e-6)
