@@ -336,6 +336,22 @@ def test_student_teacher_linearised_seeds_batch():
         assert not np.allclose(two[key][1], two[key][0])
 
 
+def test_digits_seeds_batch():
+    """Fig. 6a: the (seed, α) members of one batched program are each seed's runs alone."""
+    from companion.data.digits import load_digits_dataset
+    from companion.train.lazy_rich import train_digits_mlp
+
+    la = log_steps(30, 5)
+    splits = [load_digits_dataset(100, 50, s)[:4] for s in (0, 1)]
+    kw = dict(width=16, depth=2, batch=20)
+    two = train_digits_mlp(splits, (1e-2, 1.0), 30, la, seeds=(0, 1), **kw)
+    for j, s in enumerate((0, 1)):
+        one = train_digits_mlp(splits[j:j + 1], (1e-2, 1.0), 30, la, seeds=(s,), **kw)
+        for key in ("train_acc", "test_acc", "train_loss"):
+            np.testing.assert_allclose(two[key][2 * j:2 * j + 2], one[key], rtol=1e-4, atol=1e-6)
+    assert not np.allclose(two["train_loss"][0], two["train_loss"][2])
+
+
 def test_idx_reader_and_digits_loader(tmp_path):
     from companion.data.digits import load_digits_dataset, read_idx, write_idx
 
@@ -583,3 +599,30 @@ def test_fig1_alignment_tracking_and_fig2_power_law():
     acc = np.stack([(e >= 100 * s ** 2).astype(float) for s in scales])
     st = fig2_scale_times({"scales": scales, "epochs": e, "test_acc": acc}, (0.5, 1.0, 2.0))
     assert st.exponent == [pytest.approx(2.0)] and st.predicted[0][0] == pytest.approx(400.0)
+
+
+def test_shared_transformer_runs_match_alone():
+    """Figs. 6b and 12 train the union of their (α, wd) runs once; a run read from the union batch has the
+    history it has when its own figure's runs are trained alone (early leaving included), up to float32
+    rounding (the batched products' blocking depends on the batch size). Losses only: at step 0 the centred
+    logits f − f0 are zero up to that rounding, so the accuracies there are argmax ties."""
+    from dataclasses import replace
+
+    from companion.experiments.lazy_rich.transformer import (
+        FIG6B_PROFILES,
+        FIG12_PROFILES,
+        TransformerSweep,
+        _unseeded,
+        select_runs,
+        transformer,
+    )
+
+    assert _unseeded(FIG6B_PROFILES["cpu"]) == _unseeded(FIG12_PROFILES["cpu"])  # so the cpu build shares them
+    small = TransformerSweep(p=7, d_model=8, train_frac=0.6, lr0=1e-2, steps=30, n_log=8, seeds=(0, 1),
+                             runs=((0.5, 1.0), (0.5, 5.0)), stop_when_crossed=True)
+    union = select_runs(transformer(replace(small, runs=((0.3, 1.0), (0.5, 1.0), (0.5, 5.0))), "cpu"), small.runs)
+    alone = transformer(small, "cpu")
+    assert union["runs"] == alone["runs"]
+    for a, b in zip(alone["seed_runs"], union["seed_runs"], strict=True):
+        for k in ("train_loss", "test_loss"):
+            np.testing.assert_allclose(a[k], b[k], rtol=1e-5, atol=1e-6)

@@ -324,22 +324,29 @@ def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int
     return {"step": np.asarray(log_at), **{k: np.stack(v, 1) for k, v in hist.items()}}
 
 
-def train_digits_mlp(Xtr, ytr, Xte, yte, alphas, steps: int, log_at, width: int = 200, depth: int = 3,
+def train_digits_mlp(splits, alphas, steps: int, log_at, width: int = 200, depth: int = 3,
                      init_mult: float = 8.0, lr: float = 1e-3, wd: float = 0.01, batch: int = 200,
-                     seed: int = 0) -> dict:
+                     seeds: tuple = (0,)) -> dict:
     """Fig. 6a (Omnigrok protocol, Liu et al. 2022a): ReLU MLP, PyTorch default init × ``init_mult``,
     output ``α(f − f0)`` (centred), MSE on one-hot targets, AdamW, mini-batches cycling through the
-    training set; batched over α (the same init for every α). Returns accuracies at ``log_at``."""
-    d, k = Xtr.shape[1], int(max(ytr.max(), yte.max())) + 1
+    training set. ``splits[j] = (X_train, y_train, X_test, y_test)`` belongs to ``seeds[j]`` (init
+    seed s, mini-batch order seed s + 1); every (seed, α) is one member of a batched tensor program,
+    seed-major, the α of a seed sharing its init. Returns ``(members, n_logged)`` accuracies."""
+    A = len(alphas)
+    Xtr, ytr, Xte, yte = (torch.stack([sp[i] for sp in splits]).repeat_interleave(A, 0) for i in range(4))
+    d, k = Xtr.shape[-1], int(max(ytr.max(), yte.max())) + 1
     widths = [d] + [width] * depth + [k]
-    g = torch.Generator().manual_seed(seed)
-    base = []
-    for a, b in zip(widths[:-1], widths[1:]):
-        W, bias = torch_linear_init(a, b, g)
-        base += [W * init_mult, bias * init_mult]
-    al = torch.as_tensor(alphas, dtype=torch.float32)
+    inits = []
+    for sd in seeds:
+        g = torch.Generator().manual_seed(sd)
+        inits.append([])
+        for a, b in zip(widths[:-1], widths[1:]):
+            W, bias = torch_linear_init(a, b, g)
+            inits[-1] += [W * init_mult, bias * init_mult]
+    params = [torch.stack([ini[i] for ini in inits]).repeat_interleave(A, 0).requires_grad_(True)
+              for i in range(len(inits[0]))]
+    al = torch.as_tensor(alphas, dtype=torch.float32).repeat(len(seeds))
     S = len(al)
-    params = [p.expand(S, *p.shape).clone().requires_grad_(True) for p in base]
 
     def f(ps, x):
         h = x
@@ -352,9 +359,10 @@ def train_digits_mlp(Xtr, ytr, Xte, yte, alphas, steps: int, log_at, width: int 
 
     with torch.no_grad():
         f0tr, f0te = f(params, Xtr), f(params, Xte)
-    Ytr = _onehot(ytr, k)
-    n = len(ytr)
-    perm = torch.randperm(n, generator=torch.Generator().manual_seed(seed + 1))
+    Ytr = _onehot(ytr, k)  # (S, n, k)
+    n = ytr.shape[1]
+    perm = torch.stack([torch.randperm(n, generator=torch.Generator().manual_seed(sd + 1)) for sd in seeds])
+    perm = perm.repeat_interleave(A, 0)  # (S, n): each member's mini-batch order, its seed's
     hist = {k_: [] for k_ in ("train_acc", "test_acc", "train_loss")}
 
     @torch.no_grad()
@@ -365,14 +373,17 @@ def train_digits_mlp(Xtr, ytr, Xte, yte, alphas, steps: int, log_at, width: int 
         hist["test_acc"].append((ote.argmax(-1) == yte).float().mean(-1))
         hist["train_loss"].append(((otr - Ytr) ** 2).sum(-1).mean(-1))
 
+    def rows(T: Tensor, idx: Tensor) -> Tensor:
+        """``T[m, idx[m]]`` for every member m: (S, b, ...)."""
+        return torch.gather(T, 1, idx[..., None].expand(-1, -1, T.shape[-1]))
+
     def loss(t: int) -> Tensor:
-        """Mini-batch ``t``: the next ``batch`` indices of one fixed permutation, cycling."""
+        """Mini-batch ``t``: the next ``batch`` indices of each member's fixed permutation, cycling."""
         i0 = (t * batch) % n
-        idx = perm[i0:i0 + batch]
-        out = al[:, None, None] * (f(params, Xtr[idx]) - f0tr[:, idx])
-        return ((out - Ytr[idx]) ** 2).sum(-1).mean(-1).sum()
+        idx = perm[:, i0:i0 + batch]
+        out = al[:, None, None] * (f(params, rows(Xtr, idx)) - rows(f0tr, idx))
+        return ((out - rows(Ytr, idx)) ** 2).sum(-1).mean(-1).sum()
 
     fit(params, BatchedOptimizer(params, "adamw", torch.full((S,), lr), wd), steps, evals=np.asarray(log_at),
         record=record, loss=loss, state=history_state(hist))
     return {"step": np.asarray(log_at), **{k_: torch.stack(v, -1).numpy() for k_, v in hist.items()}}
-

@@ -74,6 +74,7 @@ from companion.experiments.lazy_rich.networks import (
     fig13b,
     fig13b_tracking,
     fig17_summary,
+    scale_one_delay,
     student_teacher,
 )
 from companion.experiments.lazy_rich.neurons import (
@@ -102,7 +103,7 @@ from companion.experiments.lazy_rich.transformer import (
     fig6b_summary,
     fig12_summary,
     fig13c_summary,
-    transformer,
+    shared_transformer,
     transformer_linearised,
 )
 
@@ -116,7 +117,8 @@ __all__ = ["CONFIGS", "DELAYED", "SMALL_LAM", "RUNNERS", "QuadraticRun", "Sweep"
            "fig4_summary",
            "fig5_summary", "fig6a_summary", "fig6b_summary", "fig7_summary", "fig8_summary", "fig9_summary",
            "half_times",
-           "increasing", "kernel_spectrum", "known_deviation", "run", "run_all", "seed_values", "tracks_until"]
+           "increasing", "kernel_spectrum", "known_deviation", "run", "run_all", "scale_one_delay", "seed_values",
+           "tracks_until"]
 
 # --------------------------------------------------------------------------- registry
 CONFIGS = {"fig1": FIG1_PROFILES, "fig1a": FIG1A_PROFILES, "fig2": FIG2_PROFILES, "fig3a": FIG3A_PROFILES,
@@ -127,9 +129,9 @@ CONFIGS = {"fig1": FIG1_PROFILES, "fig1a": FIG1A_PROFILES, "fig2": FIG2_PROFILES
            "fig15": FIG15_PROFILES, "fig17": FIG17_PROFILES, "fig19": FIG19_PROFILES, "eq9": EQ9_PROFILES,
            "wd13": WD13_PROFILES}
 RUNNERS = {"fig1": fig1, "fig1a": fig1a, "fig2": fig2, "fig3a": quad_sweep, "fig3b": quad_sweep,
-           "fig3e": quad_sweep, "fig5": fig5, "fig6a": fig6a, "fig6b": transformer, "fig7b": quad_sweep,
+           "fig3e": quad_sweep, "fig5": fig5, "fig6a": fig6a, "fig6b": shared_transformer, "fig7b": quad_sweep,
            "fig7c": quad_sweep, "fig8": student_teacher, "fig9": quad_sweep, "fig10": quad_sweep,
-           "fig11": direct, "fig12": transformer, "fig13a": direct, "fig13b": fig13b,
+           "fig11": direct, "fig12": shared_transformer, "fig13a": direct, "fig13b": fig13b,
            "fig13c": transformer_linearised, "fig14": quad_sweep,
            "fig15": direct, "fig17": student_teacher, "fig19": fig19, "eq9": quad_sweep, "wd13": quad_sweep}
 
