@@ -367,3 +367,46 @@ def test_xor_stop_at_keeps_the_curves_up_to_the_stop():
     n = len(cut["step"])
     assert cut["step"][-1] == full["step"][full["step"] >= reached * 1.25][0]
     assert np.array_equal(cut["test_acc"], full["test_acc"][:, :n])
+
+
+def test_onehot_pair_first_layer_is_bit_identical_to_the_dense_one():
+    """Fig. 2's one-hot inputs: the gather first layer (``onehot_pair``) trains exactly as the
+    dense product x W₁ᵀ — every parameter and every logged number bit for bit."""
+    from dataclasses import replace
+
+    d = _toy_data(V=11)
+    E = np.eye(11, dtype=np.float32)
+    data = ex.Split(embeddings.pair_features(E, d.train_x), d.train_y, embeddings.pair_features(E, d.test_x),
+                    d.test_y)
+    dense = G.FNNSpec("fixed", 22, 0, (16, 16), 11)
+    P = G.init_params(dense, [0.5, 1.0], seed=2)
+    a = train_ensemble(P, dense, data, torch.tensor([1e-2, 3e-2]), 1.0, epochs=12, eval_every=3)
+    b = train_ensemble(P, replace(dense, onehot_pair=True), data, torch.tensor([1e-2, 3e-2]), 1.0, epochs=12,
+                       eval_every=3)
+    assert all(torch.equal(a["params"][k], b["params"][k]) for k in a["params"])
+    assert all(np.array_equal(a[k], b[k]) for k in ("train_loss", "train_acc", "test_loss", "test_acc"))
+
+
+def test_ce_loss_is_torch_cross_entropy_per_member():
+    """The ensemble's ``ce`` loss (log-softmax over the 113 columns, no padding) is
+    ``F.cross_entropy`` of each member alone."""
+    g = torch.Generator().manual_seed(0)
+    out, y = torch.randn(2, 30, 113, generator=g), torch.randint(0, 113, (30,), generator=g)
+    lo, acc = G.loss_and_acc(out, y, "ce")
+    for m in range(2):
+        assert torch.allclose(lo[m], torch.nn.functional.cross_entropy(out[m], y), atol=1e-6)
+        assert acc[m] == (out[m].argmax(-1) == y).float().mean()
+
+
+def test_xor_preact_narrow_route_equals_the_column_route(monkeypatch):
+    """:func:`xor_net.preact`'s two GEMM orientations give the same pre-activations (up to
+    float rounding; bit for bit on the book's machine)."""
+    d = X.xor_data(40, 300, 0)
+    W, _ = xor_net.init(5, 300, 3, 0.1, 0.01, 1)
+    eps = torch.linspace(0.05, 0.2, 5)
+    monkeypatch.setattr(xor_net, "NARROW", 10**6)
+    narrow = xor_net.preact(W, d, eps)
+    monkeypatch.setattr(xor_net, "NARROW", 0)
+    cols = xor_net.preact(W, d, eps)
+    assert narrow.shape == cols.shape == (5, 40, 3)
+    assert torch.allclose(narrow, cols, rtol=1e-6, atol=1e-6)

@@ -22,6 +22,12 @@ def output(W: torch.Tensor, a: torch.Tensor, d: XORData, eps: torch.Tensor) -> t
     return (torch.relu(preact(W, d, eps)) * a.unsqueeze(1)).sum(-1)
 
 
+#: at most this many neurons over all members, :func:`preact` multiplies (neurons × p)(p × n) instead of
+#: (n × p)(p × neurons): 45 neurons (Fig. 5's 15 nets of 3) at n 800, p 8000 took 36 instead of 51 ms a GD
+#: step, 384 (Fig. 4a's 3 nets of 128) took 180 instead of 130; both bit-identical on the book's machine
+NARROW = 64
+
+
 def _members_as_columns(B: torch.Tensor) -> torch.Tensor:
     """(M, rows, m) -> (rows, M·m): every member's neurons side by side, for one GEMM."""
     M, rows, m = B.shape
@@ -32,7 +38,10 @@ def preact(W: torch.Tensor, d: XORData, eps: torch.Tensor) -> torch.Tensor:
     """⟨w_j, x_i⟩ for members: W (M, p, m), eps (M,) -> (M, n, m)."""
     M, p, m = W.shape
     sig = (d.signal @ _members_as_columns(W[:, :2])).view(-1, M, m).transpose(0, 1)
-    noi = (d.noise @ _members_as_columns(W[:, 2:])).view(-1, M, m).transpose(0, 1)  # one GEMM for all members
+    if M * m <= NARROW:  # few neurons in all: the GEMM with the neurons as rows is faster (the same numbers)
+        noi = (W[:, 2:].transpose(1, 2).reshape(M * m, p - 2) @ d.noise.T).view(M, m, -1).transpose(1, 2)
+    else:
+        noi = (d.noise @ _members_as_columns(W[:, 2:])).view(-1, M, m).transpose(0, 1)  # one GEMM for all members
     return sig + eps.view(-1, 1, 1) * noi
 
 

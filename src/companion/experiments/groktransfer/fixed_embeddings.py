@@ -87,11 +87,12 @@ def fig2(cfg: FixedEmbeddings, device: str = "cpu") -> dict:
             continue
         data = Split(embeddings.pair_features(E, d.train_x), d.train_y, embeddings.pair_features(E, d.test_x),
                      d.test_y)
-        spec = fnn.FNNSpec("fixed", data.train_x.shape[1], 0, (cfg.width, cfg.width), cfg.p)
+        spec = fnn.FNNSpec("fixed", data.train_x.shape[1], 0, (cfg.width, cfg.width), cfg.p,
+                           onehot_pair=run.kind == "onehot")  # the same numbers, a cheaper first layer
         probes = data.train_x[: cfg.ntk_probes].to(device)
         K0 = {}
 
-        def ntk(P, spec=spec, probes=probes, K0=K0):
+        def ntk(P, spec=replace(spec, onehot_pair=False), probes=probes, K0=K0):  # autograd's own layer
             def fwd(pr, x):
                 return fnn.forward({k: v.unsqueeze(0) for k, v in pr.items()}, spec, x)[0]
             K = pntk.pntk(fwd, {k: v[0].detach() for k, v in P.items()}, probes)
