@@ -207,9 +207,10 @@ display(Markdown(ex.lazy_summary(lazy, runs)))
 # is $\alpha f$, and $\alpha \to \infty$ is the kernel limit — and find that "large α increases the timescale
 # separation between the decrease in train loss and that of test loss, while small α can eliminate grokking
 # altogether" (§5.1, Fig. 3a). Xu et al. place the delay in the embedding: with a transferred one the target
-# generalises "not in a kernel regime but a feature learning regime" (Thm 3.2). Both GrokTransfer targets
-# above (α = 1) are trained again at α = 0.3 and α = 3, three seeds of each arm and α as one batch, with the
-# same model, split, evaluation steps and epoch budget. Kumar et al. (App. 8.1) rescale the learning rate so
+# generalises "not in a kernel regime but a feature learning regime" (Thm 3.2). The grid is
+# α ∈ {0.3, 1, 3} × {scratch, transfer}: the GrokTransfer targets above are its α = 1 column, and every other
+# cell trains three seeds as one batch with the same model, split, evaluation steps and epoch budget (the note
+# under the table names the cells this build runs and the predictions it leaves untested). Kumar et al. (App. 8.1) rescale the learning rate so
 # that the initial rate of change of the output does not depend on α; under their gradient descent that is
 # $\eta_0/\alpha^2$, and under these targets' AdamW, whose step does not grow with the gradient, it is
 # $\eta_0/\alpha$. The weight decay is scaled by α, so that AdamW's decay per step $\eta\lambda$ stays the
