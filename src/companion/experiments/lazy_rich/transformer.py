@@ -92,7 +92,8 @@ def shared_transformer(cfg: TransformerSweep, device: str = "cpu") -> dict:
     union = tuple(dict.fromkeys([tuple(r) for c in same for r in c.runs] + [tuple(r) for r in cfg.runs]))
     if len(union) == len(cfg.runs):
         return transformer(cfg, device)
-    return select_runs(transformer(replace(cfg, runs=union), device), cfg.runs)
+    r = transformer(replace(cfg, runs=union), device)
+    return None if r is None else select_runs(r, cfg.runs)  # None: a probe (companion.slices) computed nothing
 
 
 def select_runs(r: dict, runs: tuple) -> dict:
