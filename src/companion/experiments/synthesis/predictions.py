@@ -171,7 +171,7 @@ LAZINESS = {
         "its delay at α = 1 is below 1", less_than(1.0), "the delay at α = 0.3 is no shorter than at α = 1"),
     "transfer_lazier_delays": Prediction(
         "Kumar et al.",
-        "the transferred target's initial kernel is misaligned too (the lazy model above stays near chance), so "
+        "the transferred target's initial kernel is misaligned too (if the lazy model above stays far below 0.9), so "
         "laziness delays it as it delays the scratch target: its delay at α = 3 over its delay at α = 1 is above 1",
         greater_than(1.0), "the transferred target's delay at α = 3 is no longer than at α = 1"),
     "transfer_rich": Prediction(
