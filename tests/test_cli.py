@@ -166,15 +166,27 @@ def test_report_thumbnails_take_each_items_first_figure_from_its_caption_or_head
     assert '<a href="synth.html"><img class="thumb" src="../_static/thumbs/synth-synth-clocks.png"' in report
 
 
-def test_chapters_run_longest_first_and_the_synthesis_after_the_chapters_it_reuses(tmp_path):
+def test_chapters_start_longest_path_first_and_the_synthesis_after_the_chapters_it_reuses(tmp_path):
     import json
 
-    from companion.build import longest_first
+    from companion.build import REUSES, longest_first
+    from companion.execute import next_startable
 
-    chapters = ["grokking", "synthesis", "lazy_rich", "groktransfer"]
-    assert longest_first(chapters, tmp_path / "none.json", "cpu") == ["groktransfer", "lazy_rich", "grokking",
-                                                                       "synthesis"]
+    assert REUSES["synthesis"] == ("linear_estimators",)
+    chapters = ["grokking", "synthesis", "lazy_rich", "groktransfer", "linear_estimators"]
+    # by the cpu budgets (minutes): linear estimators 4 + the synthesis 8 that waits for it = 12 > 8 > 7 > 6 > 3
+    assert longest_first(chapters, tmp_path / "none.json", "cpu") == ["linear_estimators", "synthesis", "groktransfer",
+                                                                       "lazy_rich", "grokking"]
     last = tmp_path / "build.json"
-    last.write_text(json.dumps({"profile": "cpu", "chapters": {"grokking": {"seconds": 900}, "synthesis":
+    last.write_text(json.dumps({"profile": "cpu", "chapters": {"grokking": {"seconds": 900}, "groktransfer":
                                                                {"seconds": 2000}}}))
-    assert longest_first(chapters, last, "cpu") == ["grokking", "groktransfer", "lazy_rich", "synthesis"]
+    # seconds: groktransfer 2000 > grokking 900 > linear estimators 240 + synthesis 480 > synthesis > lazy_rich 360
+    assert longest_first(chapters, last, "cpu") == ["groktransfer", "grokking", "linear_estimators", "synthesis",
+                                                    "lazy_rich"]
+    after = {"synthesis": ["linear_estimators"]}
+    pending = [("synthesis", False), ("lazy_rich", False), ("synthesis", True)]
+    assert next_startable(pending, set(), after, idle=False) == 1  # the synthesis waits; the next goes
+    assert next_startable(pending, {"linear_estimators"}, after, idle=False) == 0
+    assert next_startable(pending[:1], set(), after, idle=False) is None  # waits while what it reuses runs
+    assert next_startable(pending[:1], set(), after, idle=True) == 0  # nothing running that it could wait for
+    assert next_startable([("synthesis", True)], set(), after, idle=False) == 0  # a kept-results view never waits

@@ -52,8 +52,10 @@ from companion.report import figure_thumbnails, report_markdown
 #: each chapter's budget at the cpu profile on 2 cores (the whole book: under 30 minutes)
 CPU_BUDGET_MINUTES = {"grokking": 3, "linear_estimators": 4, "progress_measures": 8, "lazy_rich": 6,
                       "groktransfer": 7, "synthesis": 8}
-#: chapters that reuse the other chapters' cached runs (their budget assumes it): always started last
-BUILDS_ON_OTHERS = ("synthesis",)
+#: chapter -> the chapters whose cached runs it reuses (its budget assumes that reuse): it starts only once
+#: they have ended. The synthesis chapter's critical-fraction sweep reuses the linear-estimators runs; the
+#: GrokTransfer weak model it also reuses costs seconds, so it does not wait for that chapter.
+REUSES = {"synthesis": ("linear_estimators",)}
 #: default wall-clock limit per chapter: this multiple of its cpu budget (smoke: of one minute);
 #: none at the paper profile (hours on a GPU are expected there)
 CHAPTER_TIMEOUT_FACTOR = 4
@@ -175,11 +177,13 @@ def render(st: Path, out: Path) -> tuple[bool, str]:
 
 # ----------------------------------------------------------------------------- the build
 def longest_first(chapters: list[str], last_build: Path, profile: str) -> list[str]:
-    """Chapters ordered by their time in the last build of this profile, longest first.
+    """Chapters in the order they should start: longest path to the end of the build first.
 
-    With two workers, starting the long chapters first keeps both busy to the end (LPT
-    scheduling); a chapter not in the last build is placed by its cpu budget. The chapters of
-    :data:`BUILDS_ON_OTHERS` come last, so the runs they share are computed by their own chapters.
+    A chapter's path is its own time (in the last build of this profile, else its cpu budget) plus
+    the longest path of the chapters that wait for it (:data:`REUSES`). With two workers, starting
+    the long paths first keeps both busy to the end (critical-path list scheduling): the chapters
+    the synthesis reuses start first, so it need not be left to run alone at the end. The order
+    alone does not make a chapter wait: :func:`run_chapters` starts it once its :data:`REUSES` end.
     """
     seconds = {c: 60.0 * m for c, m in CPU_BUDGET_MINUTES.items()}
     try:
@@ -188,7 +192,12 @@ def longest_first(chapters: list[str], last_build: Path, profile: str) -> list[s
             seconds |= {k: v["seconds"] for k, v in last["chapters"].items()}
     except (OSError, ValueError, KeyError):
         pass
-    return sorted(chapters, key=lambda c: (c in BUILDS_ON_OTHERS, -seconds.get(c, 0.0)))
+
+    def path(c: str) -> float:
+        after = [d for d, before in REUSES.items() if c in before and d in chapters]
+        return seconds.get(c, 0.0) + max((path(d) for d in after), default=0.0)
+
+    return sorted(chapters, key=lambda c: -path(c))
 
 
 def chapter_timeout(name: str, profile: str, given: float | None = None) -> float | None:
@@ -312,7 +321,8 @@ def _build(root: Path, out: Path, bdir: Path, profile: str, device: str, todo: l
     work = [(ch, False, parameters, env, chapter_timeout(ch, profile, chapter_timeout_s))
             for ch in longest_first(todo, out / "build.json", profile)]
     work += [(ch, True, view_params, view_env, chapter_timeout(ch, "cpu", chapter_timeout_s)) for ch in views]
-    run_chapters(root, bdir, work, jobs, on_result)
+    run_chapters(root, bdir, work, jobs, on_result, after={c: [d for d in REUSES.get(c, ()) if d in todo]
+                                                           for c in todo})
     from companion.claims import load_claims, text_table
 
     records = [r for r in load_claims(bdir / "claims") if r.chapter in available]

@@ -273,15 +273,27 @@ def pass_on_log(path: Path, tag: str) -> None:
         print(f"[{tag}] {line}", file=sys.stderr)
 
 
+def next_startable(pending: list[tuple], ended: set[str], after: dict[str, list[str]], idle: bool) -> int | None:
+    """Index in ``pending`` (items ``(chapter, view, ...)``, in start order) of the first that may start:
+    a paper-scale view, or a chapter whose ``after[chapter]`` have all ended; None if none may. When
+    nothing is running (``idle``) and every item waits, the first starts: what it waits for cannot end."""
+    i = next((i for i, (name, view, *_) in enumerate(pending)
+              if view or all(d in ended for d in after.get(name, ()))), None)
+    return 0 if i is None and pending and idle else i
+
+
 def run_chapters(root: Path, bdir: Path, work: list[tuple[str, bool, dict, dict, float | None]],
-                 jobs: int, on_result) -> None:
+                 jobs: int, on_result, after: dict[str, list[str]] | None = None) -> None:
     """Execute ``work`` items ``(chapter, view, parameters, env, timeout)``, ``jobs`` at a time,
-    each in its own process; a process past its timeout is killed with its kernel and reported
+    each in its own process, in order, except that a chapter waits until the chapters
+    ``after[chapter]`` have ended (ok or not); a process past its timeout is killed with its kernel and reported
     as failed. ``on_result(chapter, view, ChapterResult)`` is called as each ends. On an
     interrupt every chapter process is killed before the interrupt goes on. Each process's own
     output goes to ``<build>/logs/<chapter>.log``; what is not kernel start-up noise is passed on
     to stderr when the chapter ends."""
-    pending, running = list(work), {}
+    pending, running, ended = list(work), {}, set()
+    after = after or {}
+
     (bdir / "jobs").mkdir(exist_ok=True)
     (bdir / "logs").mkdir(exist_ok=True)
     last_progress = time.time()
@@ -290,8 +302,8 @@ def run_chapters(root: Path, bdir: Path, work: list[tuple[str, bool, dict, dict,
             if running and time.time() - last_progress >= PROGRESS_EVERY:
                 print_progress(bdir, running)
                 last_progress = time.time()
-            while pending and len(running) < jobs:
-                name, view, params, env, timeout = pending.pop(0)
+            while len(running) < jobs and (i := next_startable(pending, ended, after, idle=not running)) is not None:
+                name, view, params, env, timeout = pending.pop(i)
                 tag = f"{name}{'-paper' if view else ''}"
                 spec = {"root": str(root), "out": str(bdir), "name": name, "parameters": params, "env": env,
                         "view": view, "result": str(bdir / "jobs" / f"{tag}.result.json")}
@@ -320,6 +332,8 @@ def run_chapters(root: Path, bdir: Path, work: list[tuple[str, bool, dict, dict,
                     if not view:
                         placeholder_notebook(bdir / "executed" / f"{name}.ipynb", name, res.error)
                 del running[tag]
+                if not view:
+                    ended.add(name)
                 pass_on_log(bdir / "logs" / f"{tag}.log", tag)
                 on_result(name, view, res)
     except BaseException:
