@@ -128,7 +128,7 @@ def panels(step, train, test, titles, ref, ylabel="MSE", log_y=False, extra=None
             extra(ax, k)
         if log_y:
             ax.set_yscale("log")
-        ax.set_xlabel("epoch"), ax.set_ylabel(ylabel)
+        ax.set_xlabel("epoch"), ax.set_ylabel(f"{ylabel} (dashed train, solid test)" if k == 0 else ylabel)
         paper_title(ax, ref, titles[k])
     return fig
 
@@ -178,7 +178,8 @@ def acc_sweep(step, train_acc, test_acc, labels, ref, text, ylabel="accuracy"):
     for k, c in zip(range(len(labels)), sweep_colors(len(labels), "plasma")):
         ax.plot(_x(step), train_acc[k], "--", color=c)
         ax.plot(_x(step), test_acc[k], color=c, label=labels[k])
-    ax.set_xscale("log"), ax.set_xlabel("epoch"), ax.set_ylabel(ylabel), ax.legend(fontsize=7)
+    ax.set_xscale("log"), ax.set_xlabel("epoch"), ax.set_ylabel(f"{ylabel} (dashed train, solid test)")
+    ax.legend(fontsize=7)
     paper_title(ax, ref, text)
     return fig
 
