@@ -21,7 +21,7 @@ ALLOWED = {
     "figures": {"plotting", "events"},
 }
 #: modules with no library imports of their own, usable everywhere
-LEAVES = {"settings"}
+LEAVES = {"settings", "linalg"}
 MAX_LINES = 400
 
 

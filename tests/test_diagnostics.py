@@ -491,3 +491,22 @@ def test_kernel_regression_with_a_linear_kernel_is_least_squares():
     got = kernels.kernel_regression(X @ X.T, Xs @ X.T, y, f0, f0s, ridge=1e-12)
     torch.testing.assert_close(got, Xs @ W + f0s)
     torch.testing.assert_close(kernels.kernel_regression(X @ X.T, X @ X.T, y, ridge=1e-12), Y)
+
+
+# ----------------------------------------------------------------------------- linear algebra
+def test_batched_solve_works_on_two_threads_where_torch_linalg_solve_fails():
+    """pytorch#142815: a batch of 151×151 systems breaks MKL's solve at 2 threads; the library's
+    solve gives the exact answer (A = diag(d) per batch, so x = b / d) and restores the thread count."""
+    from companion.linalg import solve
+
+    n, before = torch.get_num_threads(), 2
+    torch.set_num_threads(before)
+    try:
+        d = torch.arange(1, 152, dtype=torch.float64)
+        A = torch.stack([torch.diag(d), torch.diag(2 * d)])
+        b = torch.ones(2, 151, 1, dtype=torch.float64)
+        x = solve(A, b)
+        assert torch.get_num_threads() == before
+    finally:
+        torch.set_num_threads(n)
+    assert torch.equal(x[0, :, 0], 1 / d) and torch.allclose(x[1, :, 0], 1 / (2 * d), rtol=0, atol=1e-15)

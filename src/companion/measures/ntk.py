@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from companion import slices
+from companion.linalg import solve
 
 Tensor = torch.Tensor
 
@@ -48,7 +49,7 @@ def kernel_regression(K_train: Tensor, K_test_train: Tensor, y: Tensor, ridge: f
     """Predictions ``K(X_t, X) (K(X, X) + ridge·I)⁻¹ y`` (ridgeless by default)."""
     if ridge:
         K_train = K_train + ridge * torch.eye(K_train.shape[-1], dtype=K_train.dtype)
-    return (K_test_train @ torch.linalg.solve(K_train, y[..., None]))[..., 0]
+    return (K_test_train @ solve(K_train, y[..., None]))[..., 0]
 
 
 def kernel_gd(K_train: Tensor, K_test_train: Tensor, y: Tensor, y_test: Tensor, lr: float, steps: int,

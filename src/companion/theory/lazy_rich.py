@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from companion import slices
+from companion.linalg import solve
 
 Tensor = torch.Tensor
 
@@ -122,7 +123,7 @@ def k0_regression_coeffs(X: Tensor, y: Tensor, wbar0: Tensor, M0: Tensor, eps, r
     K = ntk_from_stats(X, X, wbar0, M0, eps)
     if ridge:
         K = K + ridge * torch.eye(K.shape[-1], dtype=K.dtype)
-    c = torch.linalg.solve(K, y[..., None])[..., 0]  # (S, P)
+    c = solve(K, y[..., None])[..., 0]  # (S, P)
     return predictor_coeffs(X, c, wbar0, M0, eps)
 
 

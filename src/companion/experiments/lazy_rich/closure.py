@@ -21,6 +21,7 @@ from companion.experiments.lazy_rich.measures import (
     split_seeds,
     transpose,
 )
+from companion.linalg import solve
 from companion.settings import unstated
 from companion.theory import lazy_rich as th
 from companion.train.fit import log_steps
@@ -196,7 +197,7 @@ def difficulty(runs: list[QuadraticRun], b: dict) -> np.ndarray:
         if not q.centred:
             y = y - q.alpha * (X @ w[..., None])[..., 0] - q.alpha * q.eps / 2 * th.quad_form(X, M)
         K = th.ntk_from_stats(X, X, w, M, q.eps)[0]
-        out.append(float(y[0] @ torch.linalg.solve(K, y[0])) / q.alpha ** 2)
+        out.append(float(y[0] @ solve(K, y[0])) / q.alpha ** 2)
     return np.asarray(out)
 
 
