@@ -37,12 +37,13 @@ seed = 0
 # %% tags=["remove-cell"]
 from IPython.display import Markdown
 
-from companion import profiles
+from companion import profiles, runs
 from companion.claims import Claims, at_least, at_most, greater_than, less_than
 from companion.experiments import grokking as ex
 from companion.figures import grokking as figures
 
 ctx = profiles.setup(profile, device, seed)
+ctx = runs.precompute("grokking", ctx)  # its experiments first, one process per core where cores allow
 claims = Claims("grokking", profile)
 cfg = ex.config(profile, seed)
 

@@ -37,13 +37,14 @@ seed = 0
 import numpy as np
 from IPython.display import Markdown, display
 
-from companion import profiles
+from companion import profiles, runs
 from companion.claims import Claims, at_least, at_most, between, close_to, greater_than, is_true, within
 from companion.experiments import groktransfer as ex
 from companion.figures import groktransfer as figs
 from companion.figures.groktransfer_tables import _seq as seq
 
 ctx = profiles.setup(profile, device, seed)
+ctx = runs.precompute("groktransfer", ctx)  # its experiments first, one process per core where cores allow
 claims = Claims("groktransfer", profile)
 
 # %% [markdown]

@@ -37,7 +37,7 @@ seed = 0
 # %% tags=["remove-cell"]
 from IPython.display import Markdown
 
-from companion import profiles
+from companion import profiles, runs
 from companion.claims import (
     ALL_SEEDS,
     MEDIAN,
@@ -55,6 +55,7 @@ from companion.experiments.linear_estimators import summaries, summaries_late
 from companion.figures import linear_estimators as figures
 
 ctx = profiles.setup(profile, device, seed)
+ctx = runs.precompute("linear_estimators", ctx)  # its experiments first, one process per core where cores allow
 claims = Claims("linear_estimators", profile)
 
 # %% tags=["remove-input"]

@@ -62,7 +62,7 @@ from operator import gt
 
 from IPython.display import Markdown, display
 
-from companion import profiles
+from companion import profiles, runs
 from companion.claims import MEDIAN, Claims, at_least, at_most, close_to, greater_than, is_true, less_than, within
 from companion.events import observed
 from companion.expectations import _fmt as fmt
@@ -72,6 +72,7 @@ from companion.figures import progress_measures_seeds as sfigs
 from companion.theory import progress_measures as theory
 
 ctx = profiles.setup(profile, device, seed)
+ctx = runs.precompute("progress_measures", ctx)  # its experiments first, one process per core where cores allow
 claims = Claims("progress_measures", profile)
 cfg = ex.configs(profile, seed)
 # a claim on trained runs needs three seeds at cpu and paper (a page of kept results may hold fewer: those claims

@@ -46,13 +46,14 @@ seed = 0
 # %% tags=["remove-cell"]
 from IPython.display import Markdown, display
 
-from companion import profiles
+from companion import profiles, runs
 from companion.claims import Claims
 from companion.experiments import synthesis as ex
 from companion.experiments.synthesis import record
 from companion.figures import synthesis as figures
 
 ctx = profiles.setup(profile, device, seed)
+ctx = runs.precompute("synthesis", ctx)  # its experiments first, one process per core where cores allow
 claims = Claims("synthesis", profile)
 cfgs = ex.profile_settings(profile, seed)
 labels = record.setting_labels(cfgs)

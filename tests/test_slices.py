@@ -159,6 +159,51 @@ def test_parallel_workers_compute_each_experiment_once(tmp_path):
     assert " 0 experiment(s) computed" in again.stdout.replace("[run]", "")
 
 
+@pytest.mark.parametrize("profile", ["smoke", "cpu", "paper"])
+def test_every_chapter_plans_its_experiments_without_running_them(profile, isolated):
+    """`companion run` and runs.precompute list a chapter's experiments from its run_all with every
+    experiment returning nothing: no chapter may read a result while planning."""
+    from companion import runs
+    from companion.experiments import CHAPTERS
+
+    n = len(cache.computed)
+    for chapter in CHAPTERS:
+        assert runs.plan(chapter, profile, "cpu"), chapter
+    assert len(cache.computed) == n and not list(isolated.rglob("*.pkl"))
+
+
+def test_a_chapter_precomputed_by_worker_processes_gets_the_numbers_it_computes_itself(tmp_path, monkeypatch):
+    """runs.precompute (a chapter built alone on several cores): every experiment computed in
+    one-thread workers is bit for bit what the chapter's own process computes; nothing is done
+    again once cached, and nothing at all at smoke or with one worker."""
+    from companion import profiles, runs
+
+    ctx = profiles.RunContext("cpu", "cpu", 0, 1, torch.__version__)
+    tasks = runs.plan("grokking", "smoke", "cpu")  # the smoke runs, as if they were a chapter's at cpu
+    monkeypatch.setattr(runs, "plan", lambda chapter, profile, device, seed=0: tasks)
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path / "workers"))
+    monkeypatch.setenv("COMPANION_THREADS", "1")
+    done = runs.precompute("grokking", ctx, workers=2)
+    assert done.precomputed.startswith(f"{len(tasks)} of its {len(tasks)} experiments computed first by 2 worker")
+    assert "experiments computed first" in done.describe()
+    assert runs.precompute("grokking", ctx, workers=2) == ctx  # all cached: no workers started
+    assert runs.precompute("grokking", replace(ctx, profile="smoke"), workers=2) == replace(ctx, profile="smoke")
+    n = len(cache.computed)
+    workers = [t.function()(t.config, t.device) for t in tasks]
+    assert len(cache.computed) == n  # served from the cache the workers filled
+    monkeypatch.setenv("COMPANION_CACHE_DIR", str(tmp_path / "here"))
+    assert runs.precompute("grokking", ctx, workers=1) == ctx
+    here = [t.function()(t.config, t.device) for t in tasks]
+    assert len(cache.computed) == n + len(tasks)
+
+    def flat(x):
+        if isinstance(x, dict):
+            return [v for k in sorted(x, key=str) for v in flat(x[k])]
+        return [v for y in x for v in flat(y)] if isinstance(x, (list, tuple)) else [np.asarray(x)]
+    a, b = flat(workers), flat(here)
+    assert len(a) == len(b) and all(np.array_equal(x, y, equal_nan=x.dtype.kind == "f") for x, y in zip(a, b))
+
+
 def test_a_loop_of_in_place_tensors_resumes_bit_for_bit(isolated):
     """Loops that update tensors in place and append records (slices.inplace_state), here Levi
     et al.'s two-layer students, resume from their checkpoints exactly."""

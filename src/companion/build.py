@@ -9,8 +9,10 @@
 
 Chapters execute in separate processes (``jobs`` at a time, one torch thread each: on the
 2-core build machine two single-threaded chapters finish sooner than one chapter on two
-threads), so a chapter that raises, kills its kernel or overruns its time limit is reported by
-name while the others execute and render.
+threads; a build of one chapter gives it every core, as worker processes of one thread that
+compute its experiments first (:func:`companion.runs.precompute`), and runs its kept
+paper-scale view after it), so a chapter that raises, kills its kernel or overruns its time
+limit is reported by name while the others execute and render.
 
 What a build guarantees (:func:`build`):
 
@@ -282,15 +284,19 @@ def build(root: Path, profile: str = "cpu", device: str = "auto", chapters: list
 def _build(root: Path, out: Path, bdir: Path, profile: str, device: str, todo: list[str], seed: int,
            parameters: dict, fresh: bool, jobs: int | None, chapter_timeout_s: float | None) -> int:
     available = toc_chapters(root)
-    jobs = jobs or min(2, os.cpu_count() or 1)
+    # one chapter asked for: alone on every core (two processes would leave it one core and the
+    # other idle once its short kept-results view ends)
+    jobs = jobs or min(2, os.cpu_count() or 1, len(todo))
     if device in ("cuda",):
         jobs = 1  # chapters on one GPU would race for its memory
     # the kernel's inline backend turns figures into images (a user's MPLBACKEND=agg would not)
     env = {"MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYTHONHASHSEED": "0",
            "COMPANION_CLAIMS_DIR": str(bdir / "claims"),
            "COMPANION_CACHE_DIR": os.environ.get("COMPANION_CACHE_DIR", str(root / "_build" / "cache")),
-           "COMPANION_THREADS": os.environ.get("COMPANION_THREADS", "1" if jobs > 1 else str(os.cpu_count() or 1)),
-           "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1" if jobs > 1 else str(os.cpu_count() or 1)),
+           "COMPANION_THREADS": os.environ.get("COMPANION_THREADS", "1"),
+           "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
+           # the cores a chapter may use are spent as processes of one thread each (profiles.workers)
+           "COMPANION_WORKERS": os.environ.get("COMPANION_WORKERS", str(max(1, (os.cpu_count() or 1) // jobs))),
            "JUPYTER_PATH": os.pathsep.join([str(kernel_dir(out)),
                                           os.environ.get("JUPYTER_PATH", "")]).rstrip(os.pathsep),
            "PYDEVD_DISABLE_FILE_VALIDATION": "1"}

@@ -102,6 +102,22 @@ def threads() -> int:
     return int(os.environ.get("COMPANION_THREADS", "1"))
 
 
+def workers() -> int:
+    """Processes that compute a chapter's experiments before it reads them
+    (:func:`companion.runs.precompute`): ``COMPANION_WORKERS`` if set, else 1.
+
+    Each runs one experiment at a time on :func:`threads` threads, exactly as the chapter would
+    in its own process, so more workers change the wall time and not the numbers. Measured on
+    the 2-core build machine: two one-thread processes beat one two-thread process (1.30–1.43×
+    for this book's small models against 2×). ``companion build`` sets it to the cores per
+    chapter: all of them when one chapter is built, one each when two run at once.
+    """
+    n = int(os.environ.get("COMPANION_WORKERS", "1"))
+    if n < 1:
+        raise ParameterError(f"COMPANION_WORKERS must be at least 1, got {n}")
+    return n
+
+
 @dataclass(frozen=True)
 class RunContext:
     """What a chapter was run with; printed at the top of each chapter page."""
@@ -111,13 +127,15 @@ class RunContext:
     seed: int
     threads: int
     torch_version: str
+    precomputed: str = ""  # what companion.runs.precompute did, if anything
 
     def describe(self) -> str:
         if os.environ.get("COMPANION_KEPT_ONLY"):
             return (f"profile **{self.profile}** from **kept results** only (computed earlier; where and when "
                     "is given below); nothing was trained for this page")
         return (f"profile **{self.profile}**, device **{self.device}**, seed **{self.seed}**, "
-                f"{self.threads} torch thread(s), torch {self.torch_version}")
+                f"{self.threads} torch thread(s), torch {self.torch_version}"
+                + (f"; {self.precomputed}" if self.precomputed else ""))
 
 
 def keep_freed_memory() -> None:

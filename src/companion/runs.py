@@ -270,6 +270,37 @@ def execute(tasks: list[Task], profile: str, device: str, seed: int, jobs: int =
     return rows
 
 
+def precompute(chapter: str, ctx, workers: int | None = None):
+    """Compute the experiments of ``chapter`` that are not cached yet in ``workers`` processes
+    (default :func:`companion.profiles.workers`) before the chapter reads them from the cache;
+    returns ``ctx`` saying what was done (``RunContext.describe``).
+
+    Every worker computes one experiment at a time with the chapter's thread count, as the
+    chapter's own process would, so the results are the same numbers; only the wall time
+    changes. Experiments nested in several (a weak model shared by targets) are computed once,
+    under a lock. One that a worker cannot compute is left to the chapter, which raises where
+    it reads it. Nothing is done with one worker, on a GPU (one device, one process) or at
+    ``smoke`` (starting the workers costs more than the profile's runs).
+    """
+    from dataclasses import replace
+
+    from companion import cache, profiles
+
+    workers = profiles.workers() if workers is None else workers
+    if workers <= 1 or ctx.device != "cpu" or ctx.profile == "smoke" or os.environ.get("COMPANION_KEPT_ONLY"):
+        return ctx
+    tasks = plan(chapter, ctx.profile, ctx.device, ctx.seed)
+    todo = [t for t in tasks if not cache.done(t.function(), t.config, t.device)]
+    if not todo:
+        return ctx
+    t0 = time.perf_counter()
+    rows = execute(todo, ctx.profile, ctx.device, ctx.seed, jobs=min(workers, len(todo)), verbose=False,
+                   batch=False)
+    done, n = sum(r["status"] in ("computed", "done before") for r in rows), min(workers, len(todo))
+    return replace(ctx, precomputed=(f"{done} of its {len(tasks)} experiments computed first by {n} worker "
+                                     f"processes of one thread each, in {time.perf_counter() - t0:.0f} s"))
+
+
 def log_run(record: dict) -> None:
     """Append one line to ``results/runs.jsonl`` (what ran, where, how long)."""
     from companion.kept import results_root
