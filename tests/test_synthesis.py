@@ -161,7 +161,9 @@ def _with_med(h: dict) -> dict:
 def test_weight_decay_and_lazy_hypotheses_are_recorded_from_their_runs(tmp_path):
     runs = {"quadratic": [_with_med(_hist(t)) for t in (300, 1000, 3000)],
             "quadratic_alpha_small": [_with_med(_hist(t / 2)) for t in (300, 1000, 3000)],
-            "quadratic_wd": [_with_med(_hist(t)) for t in (300, 1000, 3000)]}
+            "quadratic_wd": [_with_med(_hist(t)) for t in (300, 1000, 3000)],
+            "transformer": [_with_med(_hist(t)) for t in (300, 1000, 3000)],
+            "transformer_wd0": [_with_med(_hist(1e6))] * 3}  # never reaches 0.9 in its 10⁴ steps
     clocks = ex.all_clocks(runs, ex.INTERVENTIONS)
     claims = Claims("synthesis", "cpu", directory=tmp_path)
     labels = {n: n for n in runs} | {"fnn_transfer": "transfer", "fnn_scratch": "scratch"}
@@ -175,10 +177,14 @@ def test_weight_decay_and_lazy_hypotheses_are_recorded_from_their_runs(tmp_path)
     assert v["wd_norm_grows"] == "refuted"
     assert v["wd_speeds"] == "refuted"  # the same runs: t_test(wd)/t_test = 1
     assert v["wd_alpha_shortens"] == "supported"
+    assert v["wd_needed_transformer"] == "supported"  # the transformer never generalises without weight decay
+    assert v["wd_norm_falls_transformer"] == "supported"
+    assert not any(k.startswith("wd_speeds_t") or k.startswith("wd_norm_grows_t") for k in v)  # no clock to read
     assert (v["lazy_transfer_aligned"], v["lazy_transfer_features"], v["lazy_scratch_misaligned"]) == (
         "refuted", "supported", "supported")
     assert ex.norm_ratio(runs, clocks, "quadratic")[0] < 1
-    assert "quadratic_wd" in ex.weight_decay_table(ex.profile_settings("cpu"), runs, clocks)
+    table = ex.weight_decay_table(ex.profile_settings("cpu"), runs, clocks)
+    assert "| quadratic_wd |" in table and "| transformer_wd0 | 0 | — | 4000 |" in table
     assert "kernel regression" in ex.lazy_summary(lazy, {})
 
 

@@ -128,20 +128,24 @@ def lazy_summary(lazy: dict[str, dict], runs: dict[str, list[dict]]) -> str:
 
 
 def weight_decay_table(cfgs: dict[str, Setting], runs: dict, clocks: list,
-                       names=("quadratic", "quadratic_alpha_small", "quadratic_wd", "quadratic_wd_alpha_small")) -> str:
-    """Markdown: the quadratic MLP's interventions (``cfgs``: the settings), per seed: weight decay,
-    α, the clocks, the delay, Σ‖θ‖² at t_test over t_tr, the relabelling-invariant MED at the start
-    and the end."""
+                       names=("quadratic", "quadratic_alpha_small", "quadratic_wd", "quadratic_wd_alpha_small",
+                              "transformer", "transformer_wd0")) -> str:
+    """Markdown: the weight-decay interventions and their bases (``cfgs``: the settings), per seed: weight
+    decay, α, steps, the clocks, the delay, the final test accuracy, Σ‖θ‖² at t_test over t_tr and at the
+    start and the end, the relabelling-invariant MED at the start and the end."""
     from companion.experiments.synthesis.summaries import norm_ratio
 
-    rows = ["| setting | weight decay λ | α | seed | t_tr | t_test | delay | Σ‖θ‖²(t_test)/Σ‖θ‖²(t_tr) | "
-            "MED (invariant) start → end |", "|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| setting | weight decay λ | α | steps | seed | t_tr | t_test | delay | final test accuracy | "
+            "Σ‖θ‖²(t_test)/Σ‖θ‖²(t_tr) | Σ‖θ‖² start → end | MED (invariant) start → end |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for n in [n for n in names if n in runs]:
         c0 = cfgs[n]
         for c, h, r in zip([c for c in clocks if c.setting == n], runs[n], norm_ratio(runs, clocks, n)):
-            rows.append(f"| {n} | {c0.train.weight_decay:.3g} | {c0.alpha:g} | {c.seed} | {_f(c.t_tr)} | "
-                        f"{_f(c.t_test)} | {_f(c.delay)} | {_f(r)} | {_f(float(h['med_invariant'][0]))} → "
-                        f"{_f(float(h['med_invariant'][-1]))} |")
+            alpha = f"{c0.alpha:g}" if c0.kind == "quadratic" else "—"  # the transformer has no output scale
+            rows.append(f"| {n} | {c0.train.weight_decay:.3g} | {alpha} | {c0.train.steps} | {c.seed} | "
+                        f"{_f(c.t_tr)} | {_f(c.t_test)} | {_f(c.delay)} | {_f(float(h['test_acc'][-1]))} | {_f(r)} | "
+                        f"{_f(float(h['param_sq'][0]))} → {_f(float(h['param_sq'][-1]))} | "
+                        f"{_f(float(h['med_invariant'][0]))} → {_f(float(h['med_invariant'][-1]))} |")
     return "\n".join(rows)
 
 
