@@ -176,7 +176,8 @@ display(Markdown(ex.findings(clocks, pooled)))
 # (learning rate $10^{-3}$ × weight decay 1); the settings table above gives λ and α. The
 # transformer — Nanda et al.'s, the model Gu et al.'s argument starts from — is run again without
 # weight decay for twice its steps, so that "it does not generalise" would be read over twice the budget
-# of the run with weight decay. Its output scale is not varied here (the quadratic MLP carries α).
+# of the run with weight decay. Its output scale is not varied here: the quadratic MLP carries α, and
+# the lazy→rich chapter trains the transformer over α and weight decay (Kumar et al. Figs. 6b and 12).
 # Σ‖θ‖² at $t_{test}$ and the "sooner" ratios need that run's test clock, which Gu et al. predict never
 # comes, so on the transformer only Gu et al.'s two predictions are recorded: no generalisation
 # without weight decay, and a weight norm that falls between the clocks with it.

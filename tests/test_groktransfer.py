@@ -194,6 +194,24 @@ def test_fixed_embeddings():
     assert np.allclose(f[1, :2] * math.sqrt(7), [math.cos(2 * math.pi * 2 / 113), math.sin(2 * math.pi * 2 / 113)])
 
 
+def test_fig3_measures_every_seeds_kernel_against_its_own_start(isolated):
+    """Fig. 3's claim reads each seed: every seed's pNTK distance starts at 0 (its own K₀), the figure's
+    curve is seed 0's, and the spread is per seed the largest over the smallest final distance."""
+    from companion.experiments.groktransfer import fixed_embeddings as fe
+
+    res = fe.fig2(fe.FIXED_SMOKE)
+    ran = [r for r in res.values() if "skipped" not in r]
+    assert len(ran) >= 3
+    for r in ran:
+        m = np.asarray(r["seeds"]["measure"])
+        assert m.shape[0] == fe.FIXED_SMOKE.n_seeds and np.allclose(m[:, 0], 0, atol=1e-6) and (m[:, -1] > 0).all()
+        assert np.array_equal(r["measure"], m[0])
+        assert len({round(float(x), 9) for x in m[:, -1]}) == len(m)  # the seeds' kernels moved differently
+    s = fe.fixed_embedding_summary(res)
+    finals = np.array(list(s.final_ntk.values()))
+    assert s.ntk_spread == pytest.approx(list(finals.max(0) / finals.min(0)))
+
+
 def test_pntk_equals_literal_gradient_loop():
     """Θ̂(x, x') = ⟨∇g(x), ∇g(x')⟩ with g = Σ_c f_c/√k, against per-sample torch.autograd.grad."""
     spec = G.FNNSpec("fixed", 5, 0, (7,), 4)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from companion.cache import experiment
+from companion.events import NOT_OBSERVED
 from companion.experiments.groktransfer.common import Hyperparams, Split, delays
 from companion.models import fnn
 from companion.settings import unstated
@@ -46,7 +47,7 @@ class FixedEmbeddings:
     ntk_probes: int = 100  # training inputs the pNTK is measured on (the first ones)
     eval_every: int = 10  # epochs between logged accuracies
     stop_at: float | None = None  # end a run once its test accuracy reaches this (saves time only)
-    n_seeds: int = unstated(3)  # inits per embedding, trained at once (the pNTK: seed 0's)
+    n_seeds: int = unstated(3)  # inits per embedding, trained at once (the pNTK of each)
     seed: int = 0  # data split and init
 
 
@@ -95,9 +96,11 @@ def fig2(cfg: FixedEmbeddings, device: str = "cpu") -> dict:
         def ntk(P, spec=replace(spec, onehot_pair=False), probes=probes, K0=K0):  # autograd's own layer
             def fwd(pr, x):
                 return fnn.forward({k: v.unsqueeze(0) for k, v in pr.items()}, spec, x)[0]
-            K = pntk.pntk(fwd, {k: v[0].detach() for k, v in P.items()}, probes)
-            K0.setdefault("K", K)
-            return np.array([pntk.kernel_distance(K, K0["K"])])
+            out = []
+            for i in range(cfg.n_seeds):  # every seed's own kernel, against its own K₀
+                K = pntk.pntk(fwd, {k: v[i].detach() for k, v in P.items()}, probes)
+                out.append(pntk.kernel_distance(K, K0.setdefault(i, K)))
+            return np.array(out)
 
         P = fnn.init_params(spec, [run.hyper.init_scale] * cfg.n_seeds, cfg.seed)
         c0 = time.process_time()
@@ -106,21 +109,21 @@ def fig2(cfg: FixedEmbeddings, device: str = "cpu") -> dict:
         h.pop("params")
         out[run.kind] = {**{k: (v[0] if k != "epoch" and k != "measure_epoch" else v) for k, v in h.items()},
                          "note": note, "cpu_s": time.process_time() - c0,
-                         "seeds": {k: h[k] for k in ("train_acc", "test_acc")}}
+                         "seeds": {k: h[k] for k in ("train_acc", "test_acc", "measure")}}
     return out
 
 
 @dataclass(frozen=True)
 class FixedEmbeddingSummary:
-    """Figs. 2, 3: per seed, the 90% delays of the one-hot, binary and Fourier runs; the final
-    pNTK kernel distance of every embedding that ran (seed 0) and the ratio of the largest to
-    the smallest (how alike the kernels moved)."""
+    """Figs. 2, 3: per seed, the 90% delays of the one-hot, binary and Fourier runs; per seed, the
+    final pNTK kernel distance of every embedding that ran and the ratio of the largest to the
+    smallest (how alike the kernels moved)."""
 
     onehot: list
     binary: list
     fourier: list
-    final_ntk: dict
-    ntk_spread: float
+    final_ntk: dict  # embedding -> per seed
+    ntk_spread: list  # per seed
 
 
 def fixed_embedding_summary(res: dict) -> FixedEmbeddingSummary:
@@ -129,6 +132,9 @@ def fixed_embedding_summary(res: dict) -> FixedEmbeddingSummary:
         r = res[kind]
         return [delays(r["epoch"], tr, te) for tr, te in zip(r["seeds"]["train_acc"], r["seeds"]["test_acc"])]
 
-    last = {k: float(r["measure"][-1]) for k, r in res.items() if "skipped" not in r and np.isfinite(r["measure"][-1])}
-    spread = max(last.values()) / min(last.values()) if last and min(last.values()) > 0 else math.nan
-    return FixedEmbeddingSummary(per_seed("onehot"), per_seed("binary"), per_seed("fourier"), last, spread)
+    last = {k: np.asarray(r["seeds"]["measure"], float)[:, -1] for k, r in res.items() if "skipped" not in r}
+    finals = np.stack(list(last.values())) if last else np.full((1, 1), math.nan)  # (embeddings, seeds)
+    ok = np.isfinite(finals).all(0) & (finals.min(0) > 0)  # a seed whose kernel never moved has no ratio
+    spread = [float(hi / lo) if good else NOT_OBSERVED for hi, lo, good in zip(finals.max(0), finals.min(0), ok)]
+    return FixedEmbeddingSummary(per_seed("onehot"), per_seed("binary"), per_seed("fourier"),
+                                 {k: v.tolist() for k, v in last.items()}, spread)
