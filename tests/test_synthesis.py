@@ -178,6 +178,8 @@ def test_weight_decay_and_lazy_hypotheses_are_recorded_from_their_runs(tmp_path)
     assert v["wd_speeds"] == "refuted"  # the same runs: t_test(wd)/t_test = 1
     assert v["wd_alpha_shortens"] == "supported"
     assert v["wd_needed_transformer"] == "supported"  # the transformer never generalises without weight decay
+    needed = next(c for c in claims.records if c.id == "wd_needed_transformer")
+    assert "(runs of 10000 steps)" in needed.quantity  # "never" is read over the run's budget, and says so
     assert v["wd_norm_falls_transformer"] == "supported"
     assert not any(k.startswith("wd_speeds_t") or k.startswith("wd_norm_grows_t") for k in v)  # no clock to read
     assert (v["lazy_transfer_aligned"], v["lazy_transfer_features"], v["lazy_scratch_misaligned"]) == (

@@ -126,8 +126,9 @@ def record_weight_decay(claims, runs: dict, clocks: list, labels: dict[str, str]
             values = per_seed(clocks, s, what)
         else:
             values = paired_ratio(clocks, s, base, what)
+        budget = f" (runs of {int(runs[s][0]['step'][-1])} steps)" if what == "t_test" and base is None else ""
         claims.hypothesis(f"wd_{k}", ref=ref, setting=labels[s],
-                          quantity=QUANTITY[what] + ("" if base is None else f", over {base}'s"),
+                          quantity=QUANTITY[what] + budget + ("" if base is None else f", over {base}'s"),
                           prediction=WEIGHT_DECAY[pred], per_seed=values, basis=BASIS[basis])
 
 
