@@ -212,6 +212,32 @@ def test_fig3_measures_every_seeds_kernel_against_its_own_start(isolated):
     assert s.ntk_spread == pytest.approx(list(finals.max(0) / finals.min(0)))
 
 
+def test_fig13_parity_reads_every_seed_and_every_depth(isolated):
+    """Fig. 13 right: each seed is its own run (its own data and initialisation, cached alone), and a
+    seed's verdict is its worse depth's delay ratio — not observed if either depth never fits."""
+    from dataclasses import replace
+
+    from companion.experiments.groktransfer import transformers as tr
+
+    cfg = replace(tr.TFPAR_SMOKE, n_train=40, n_test=40, epochs=4, eval_every=2)
+    runs = tr.tf_parity_seeds(cfg)
+    assert len(runs) == cfg.n_seeds == 3
+    assert runs[1][2]["train_loss"][0] != runs[0][2]["train_loss"][0]  # seed 1's data and init are not seed 0's
+    assert np.array_equal(runs[2][4]["test_acc"], tr.tf_parity(replace(cfg, seed=2))[4]["test_acc"])
+
+    def run(train, test):
+        return {"step": np.array([10, 20, 30, 40]), "train_acc": np.array(train), "test_acc": np.array(test)}
+
+    fits = run([0.5, 0.95, 1, 1], [0.5, 0.6, 0.95, 1])  # train 90% at 20, test at 30: ratio 1.5
+    late = run([0.5, 0.95, 1, 1], [0.5, 0.5, 0.5, 0.92])  # test at 40: ratio 2
+    never = run([0.5, 0.6, 0.7, 0.8], [0.5, 0.6, 0.7, 0.8])
+    pd = tr.parity_transformer_delays([{2: fits, 4: late}, {2: never, 4: fits}, {2: fits, 4: fits}])
+    assert pd.worst[0] == 2.0 and pd.worst[1] is NOT_OBSERVED and pd.worst[2] == 1.5
+    assert [d.ratio for d in pd.by_depth[4]] == [2.0, 1.5, 1.5]
+    assert tr.parity_deviation("paper", pd) is None
+    assert "the 2-layer runs reached 90% train in 2 of 3 seeds" in tr.parity_deviation("cpu", pd)
+
+
 def test_pntk_equals_literal_gradient_loop():
     """Θ̂(x, x') = ⟨∇g(x), ∇g(x')⟩ with g = Σ_c f_c/√k, against per-sample torch.autograd.grad."""
     spec = G.FNNSpec("fixed", 5, 0, (7,), 4)

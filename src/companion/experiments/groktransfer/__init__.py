@@ -71,11 +71,13 @@ from companion.experiments.groktransfer.transformers import (  # noqa: F401
     TransformerParity,
     TransformerRace,
     TransformerRun,
+    parity_deviation,
     parity_transformer_delays,
     race_sooner,
     seed_test_epochs,
     test_epoch,
     tf_parity,
+    tf_parity_seeds,
     tf_run,
     tf_runs,
     transformer_race,
@@ -159,5 +161,5 @@ def run_all(profile: str = "cpu", device: str = "cpu", seed: int = 0) -> None:
     for op, fig in (("add", "8a"), ("add", "8b"), ("mul", "8a"), ("mul", "8b")):
         for c in tf_runs(profile, op, fig).values():
             tf_run(replace(c, seed=seed), device)
-    tf_parity(replace(TFPAR[profile], seed=seed), device)
+    tf_parity_seeds(replace(TFPAR[profile], seed=seed), device)
     digits(replace(DIGITS[profile], seed=seed), device)
