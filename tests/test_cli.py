@@ -46,6 +46,20 @@ def test_cuda_without_a_gpu_is_a_clear_error():
     assert resolve_device("auto") == "cpu"
 
 
+def test_worker_and_thread_counts_are_whole_numbers_or_a_clear_error(monkeypatch):
+    from companion.profiles import threads, workers
+
+    monkeypatch.setenv("COMPANION_WORKERS", "3")
+    assert workers() == 3
+    for bad in ("two", "0", "1.5"):
+        monkeypatch.setenv("COMPANION_WORKERS", bad)
+        with pytest.raises(ParameterError, match=f"must be a whole number of at least 1, got '{bad}'"):
+            workers()
+    monkeypatch.setenv("COMPANION_THREADS", "x")
+    with pytest.raises(ParameterError, match="COMPANION_THREADS"):
+        threads()
+
+
 def test_validate_parameters_lists_the_declared_ones():
     declared = {"profile": "cpu", "device": "auto", "seed": 0}
     validate_parameters("x", declared, {"profile": "smoke", "seed": 3})

@@ -99,7 +99,20 @@ def threads() -> int:
     slower with 2 threads than with 1 when the other core was busy (the build runs two
     chapters at once), so one thread per process is the default.
     """
-    return int(os.environ.get("COMPANION_THREADS", "1"))
+    return _count("COMPANION_THREADS")
+
+
+def _count(name: str) -> int:
+    """The positive integer in environment variable ``name`` (default 1); anything else is a
+    :class:`ParameterError` that says what it must be."""
+    raw = os.environ.get(name, "1")
+    try:
+        n = int(raw)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ParameterError(f"{name} must be a whole number of at least 1, got {raw!r}")
+    return n
 
 
 def workers() -> int:
@@ -112,10 +125,7 @@ def workers() -> int:
     for this book's small models against 2×). ``companion build`` sets it to the cores per
     chapter: all of them when one chapter is built, one each when two run at once.
     """
-    n = int(os.environ.get("COMPANION_WORKERS", "1"))
-    if n < 1:
-        raise ParameterError(f"COMPANION_WORKERS must be at least 1, got {n}")
-    return n
+    return _count("COMPANION_WORKERS")
 
 
 @dataclass(frozen=True)
