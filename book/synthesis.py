@@ -176,11 +176,15 @@ display(Markdown(ex.findings(clocks, pooled)))
 # (learning rate $10^{-3}$ × weight decay 1); the settings table above gives λ and α. The
 # transformer — Nanda et al.'s, the model Gu et al.'s argument starts from — is run again without
 # weight decay for twice its steps, so that "it does not generalise" would be read over twice the budget
-# of the run with weight decay. Its output scale is not varied here: the quadratic MLP carries α, and
-# the lazy→rich chapter trains the transformer over α and weight decay (Kumar et al. Figs. 6b and 12).
-# Σ‖θ‖² at $t_{test}$ and the "sooner" ratios need that run's test clock, which Gu et al. predict never
-# comes, so on the transformer only Gu et al.'s two predictions are recorded: no generalisation
-# without weight decay, and a weight norm that falls between the clocks with it.
+# of the run with weight decay; and both ways at a small output scale α with Kumar et al.'s centred
+# logits $\alpha(f - f_0)$ (their Fig. 6b), AdamW's learning rate $\eta/\alpha^2$ (their rule) and weight
+# decay $\lambda\alpha^2$, so that the decay per step $\eta\lambda$ is the base's. The base at α = 1 is
+# Nanda et al.'s transformer, not centred: subtracting $f_0$ is part of the small-α arms. (The lazy→rich
+# chapter trains the centred transformer over more α, Kumar et al. Figs. 6b and 12.) Σ‖θ‖² at
+# $t_{test}$ and the "sooner" ratios need the test clock of a run without weight decay, which Gu et al.
+# predict never comes, so on the transformer the predictions recorded are Gu et al.'s — no
+# generalisation without weight decay, at either α, and a weight norm that falls between the clocks
+# with it — and Kumar et al.'s smaller delay at the small α.
 
 # %% tags=["remove-input"]
 Markdown(ex.weight_decay_table(cfgs, runs, clocks))

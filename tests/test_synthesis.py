@@ -163,7 +163,9 @@ def test_weight_decay_and_lazy_hypotheses_are_recorded_from_their_runs(tmp_path)
             "quadratic_alpha_small": [_with_med(_hist(t / 2)) for t in (300, 1000, 3000)],
             "quadratic_wd": [_with_med(_hist(t)) for t in (300, 1000, 3000)],
             "transformer": [_with_med(_hist(t)) for t in (300, 1000, 3000)],
-            "transformer_wd0": [_with_med(_hist(1e6))] * 3}  # never reaches 0.9 in its 10⁴ steps
+            "transformer_wd0": [_with_med(_hist(1e6))] * 3,  # never reaches 0.9 in its 10⁴ steps
+            "transformer_alpha_small": [_with_med(_hist(t * 2)) for t in (300, 1000, 3000)],  # a longer delay
+            "transformer_wd0_alpha_small": [_with_med(_hist(t)) for t in (300, 1000, 3000)]}  # generalises
     clocks = ex.all_clocks(runs, ex.INTERVENTIONS)
     claims = Claims("synthesis", "cpu", directory=tmp_path)
     labels = {n: n for n in runs} | {"fnn_transfer": "transfer", "fnn_scratch": "scratch"}
@@ -181,12 +183,16 @@ def test_weight_decay_and_lazy_hypotheses_are_recorded_from_their_runs(tmp_path)
     needed = next(c for c in claims.records if c.id == "wd_needed_transformer")
     assert "(runs of 10000 steps)" in needed.quantity  # "never" is read over the run's budget, and says so
     assert v["wd_norm_falls_transformer"] == "supported"
+    assert v["wd_needed_transformer_alpha_small"] == "refuted"  # at the small α it generalises without weight decay
+    assert v["wd_alpha_shortens_transformer"] == "refuted"  # the small α doubled every clock, the delay with it
+    assert v["wd_norm_falls_transformer_alpha_small"] == "supported"
     assert not any(k.startswith("wd_speeds_t") or k.startswith("wd_norm_grows_t") for k in v)  # no clock to read
     assert (v["lazy_transfer_aligned"], v["lazy_transfer_features"], v["lazy_scratch_misaligned"]) == (
         "refuted", "supported", "supported")
     assert ex.norm_ratio(runs, clocks, "quadratic")[0] < 1
     table = ex.weight_decay_table(ex.profile_settings("cpu"), runs, clocks)
-    assert "| quadratic_wd |" in table and "| transformer_wd0 | 0 | — | 4000 |" in table
+    assert "| quadratic_wd |" in table and "| transformer_wd0 | 0 | 1 (not centred) | 4000 |" in table
+    assert "| transformer_alpha_small | 0.25 | 0.5 (centred) | 2000 |" in table  # λ·α²: the base's decay per step
     assert "kernel regression" in ex.lazy_summary(lazy, {})
 
 
@@ -226,6 +232,33 @@ def test_output_scaled_module_is_alpha_times_f_with_alpha_times_its_gradient():
     gg = torch.autograd.grad(g(x).sum(), list(g.parameters()))
     for a, b in zip(gf, gg):
         torch.testing.assert_close(b, 3.0 * a)
+
+
+def test_small_alpha_transformer_is_centred_scaled_and_keeps_the_decay_per_step():
+    """The transformer's small-α settings: α·(f − f₀) around the base's transformer (zero logits at
+    initialisation, α times the base's logit change after a parameter change), AdamW's η/α² and λα²
+    (ηλ unchanged), and the diagnostics read the inner model's embedding; the base is the plain
+    transformer's function (tabulated), not centred."""
+    from companion.experiments.synthesis.configs import ALPHA_SMALL
+    from companion.experiments.synthesis.settings import build, embedding
+    from companion.models.transformer import Transformer, TransformerConfig
+
+    base, small = (ex.setting("smoke", n) for n in ("transformer", "transformer_alpha_small"))
+    wd0 = ex.setting("smoke", "transformer_wd0_alpha_small")
+    assert small.alpha == ALPHA_SMALL < 1 and wd0.alpha == ALPHA_SMALL and wd0.train.weight_decay == 0
+    assert small.train.lr == pytest.approx(base.train.lr / ALPHA_SMALL ** 2)
+    assert small.train.lr * small.train.weight_decay == pytest.approx(base.train.lr * base.train.weight_decay)
+    (m_base, *_), (data, *_) = build(base)
+    (m_small, *_), _ = build(small)
+    plain = Transformer(TransformerConfig(p=base.p, d_model=base.width, d_mlp=4 * base.width), seed=base.seed)
+    x = data.train_x[:32]
+    assert torch.allclose(m_base(x), plain(x), atol=1e-5)  # the base: Nanda et al.'s function
+    assert m_small(x).abs().max() < 1e-5  # centred: zero logits at initialisation
+    assert torch.equal(embedding(m_small, small.p), m_small.model.W_E.detach()[:small.p])
+    with torch.no_grad():
+        f0 = m_small.model(x)
+        m_small.model.W_U.mul_(1.5)
+        assert torch.allclose(m_small(x), ALPHA_SMALL * (m_small.model(x) - f0), atol=1e-5)
 
 
 def test_scaled_fnn_scales_the_learning_rate_by_one_over_alpha_and_keeps_the_decay_per_step():

@@ -41,14 +41,15 @@ class Setting:
 
     ``width`` is the family's one size: d_model (transformers), d_h (quadratic MLP), the hidden
     width (FNN; embedding width ``d_embed``), d_in (linear teacher–student). ``alpha`` is Kumar et
-    al.'s output scale (the quadratic MLP) or GrokTransfer's init scale (the FNN)."""
+    al.'s output scale (the quadratic MLP; the transformer's centred logits α·(f − f₀), their
+    Fig. 6b, when α ≠ 1) or GrokTransfer's init scale (the FNN)."""
 
     kind: str = "transformer"  # one of KINDS
     p: int = 113  # modulus (linear: unused)
     train_frac: float = 0.3  # fraction of the p² pairs for training (linear: 1/λ = N_tr/d_in)
     width: int = 128  # the family's size (class docstring)
     d_embed: int = 128  # FNN embedding width d_T (others: unused)
-    alpha: float = 1.0  # output scale (quadratic) or init scale (FNN)
+    alpha: float = 1.0  # output scale (quadratic; transformer: centred α·(f − f₀) when ≠ 1) or init scale (FNN)
     acc_eps: float = 1e-3  # linear: Levi et al.'s accuracy threshold ε on the squared error
     n_test: int = 2000  # linear: fresh test samples
     train: TrainConfig = field(default_factory=lambda: TrainConfig(steps=50_000, n_evals=40))
@@ -137,7 +138,8 @@ SMOKE = {
 #: weight decay and a smaller output scale, each a replace(...) of its profile's own quadratic run. GD's λ
 #: gives the per-step decay η·λ of Nanda et al.'s AdamW (lr 10⁻³ × wd 1 = 10⁻³ a step): λ = 10⁻³/η.
 DECAY_PER_STEP = 1e-3
-#: the small output scale (Kumar et al.'s α; below it GD at η = 500 diverges at the cpu size)
+#: the small output scale (Kumar et al.'s α; below it GD at η = 500 diverges at the cpu size), on the quadratic MLP
+#: and on the transformer
 ALPHA_SMALL = 0.5
 
 
@@ -152,8 +154,15 @@ def _quadratic_variants(q: Setting) -> dict[str, Setting]:
 def _transformer_variants(t: Setting) -> dict[str, Setting]:
     """The transformer without weight decay (Gu et al.'s "essence of grokking" removed), trained twice
     as long as with it, so that "it never generalises" is read over a budget in which the base has
-    generalised long before (the transformer's output scale is not varied: the quadratic MLP carries α)."""
-    return {"transformer_wd0": replace(t, train=replace(t.train, weight_decay=0.0, steps=2 * t.train.steps))}
+    generalised long before; and both at Kumar et al.'s small output scale: centred logits α·(f − f₀)
+    (their Fig. 6b), AdamW's η/α² (their Fig. 6b rule) and λ·α², so that the decay per step ηλ is the base's."""
+    a = ALPHA_SMALL
+    small = replace(t, alpha=a, train=replace(t.train, lr=t.train.lr / a ** 2,
+                                              weight_decay=t.train.weight_decay * a ** 2))
+    return {"transformer_wd0": replace(t, train=replace(t.train, weight_decay=0.0, steps=2 * t.train.steps)),
+            "transformer_alpha_small": small,
+            "transformer_wd0_alpha_small": replace(small, train=replace(small.train, weight_decay=0.0,
+                                                                        steps=2 * t.train.steps))}
 
 
 for _base in (PAPER, CPU, SMOKE):
@@ -162,14 +171,17 @@ for _base in (PAPER, CPU, SMOKE):
 PROFILES = {"paper": PAPER, "cpu": CPU, "smoke": SMOKE}
 #: the settings of the four-clocks figure, in the order they are drawn
 CLOCK_SETTINGS = ("transformer", "gu", "quadratic", "fnn_scratch", "fnn_transfer", "linear")
-#: the weight-decay interventions: the quadratic MLP's weight decay × output scale, the transformer without it
-WD_SETTINGS = ("quadratic_alpha_small", "quadratic_wd", "quadratic_wd_alpha_small", "transformer_wd0")
+#: the weight-decay interventions: weight decay × output scale on the quadratic MLP and on the transformer
+WD_SETTINGS = ("quadratic_alpha_small", "quadratic_wd", "quadratic_wd_alpha_small", "transformer_wd0",
+               "transformer_alpha_small", "transformer_wd0_alpha_small")
 #: every setting trained, in the order they are drawn
 ALL_SETTINGS = CLOCK_SETTINGS + WD_SETTINGS
 #: settings whose run is an intervention on another (its base, seed i against seed i): left out of the
 #: pooled grokking runs, and read by the "shifts the right way" criterion
 INTERVENTIONS = {"fnn_transfer": "fnn_scratch", "quadratic_alpha_small": "quadratic", "quadratic_wd": "quadratic",
-                 "quadratic_wd_alpha_small": "quadratic", "transformer_wd0": "transformer"}
+                 "quadratic_wd_alpha_small": "quadratic", "transformer_wd0": "transformer",
+                 "transformer_alpha_small": "transformer", "transformer_wd0_alpha_small": "transformer"}
 #: interventions expected to remove grokking (hollow markers): the transferred embedding (Xu et al.) and a
 #: smaller output scale (Kumar et al. Fig. 3a: "at small α, the grokking effect disappears")
-REMOVES_GROKKING = ("fnn_transfer", "quadratic_alpha_small", "quadratic_wd_alpha_small")
+REMOVES_GROKKING = ("fnn_transfer", "quadratic_alpha_small", "quadratic_wd_alpha_small", "transformer_alpha_small",
+                    "transformer_wd0_alpha_small")

@@ -98,7 +98,7 @@ def record_lazy(claims, lazy: dict[str, dict], labels: dict[str, str]) -> None:
 #: each weight-decay claim (``wd_<key>``): (its prediction in :data:`.predictions.WEIGHT_DECAY`, the setting it
 #: reads, the base setting or None, what, where the explanation says it, the basis). The quadratic MLP carries
 #: weight decay × α; the transformer (Nanda et al.'s, which Gu et al.'s Fig. 1 argument starts from) is run
-#: without weight decay, twice the base's steps.
+#: without weight decay (twice the base's steps), at a small α with centred logits, and with both.
 WD_OF = {"needed": ("needed", "quadratic", None, "t_test", "Gu et al. §5, Fig. 1", "needed"),
          "norm_grows": ("norm_grows", "quadratic", None, "norm", "Kumar et al. §3, Fig. 2", "norm"),
          "norm_falls": ("norm_falls", "quadratic_wd", None, "norm", "Gu et al. §3.2", "norm"),
@@ -107,7 +107,13 @@ WD_OF = {"needed": ("needed", "quadratic", None, "t_test", "Gu et al. §5, Fig. 
          "alpha_shortens": ("alpha_shortens", "quadratic_alpha_small", "quadratic", "delay", "Kumar et al. Fig. 3a",
                             "speeds"),
          "needed_transformer": ("needed", "transformer_wd0", None, "t_test", "Gu et al. §5, Fig. 1", "needed"),
-         "norm_falls_transformer": ("norm_falls", "transformer", None, "norm", "Gu et al. §3.2", "norm")}
+         "norm_falls_transformer": ("norm_falls", "transformer", None, "norm", "Gu et al. §3.2", "norm"),
+         "needed_transformer_alpha_small": ("needed", "transformer_wd0_alpha_small", None, "t_test",
+                                            "Gu et al. §5, Fig. 1", "needed"),
+         "norm_falls_transformer_alpha_small": ("norm_falls", "transformer_alpha_small", None, "norm",
+                                                "Gu et al. §3.2", "norm"),
+         "alpha_shortens_transformer": ("alpha_shortens", "transformer_alpha_small", "transformer", "delay",
+                                        "Kumar et al. Fig. 6b", "speeds")}
 #: not recorded on the transformer: "norm_grows" and the "speeds" ratios read t_test without weight decay, which
 #: is not observed where Gu et al. are right, and a ratio with a missing clock would read as refuting them
 QUANTITY = {"t_test": "step test accuracy reaches 0.9", "norm": "Σ‖θ‖² at t_test / Σ‖θ‖² at t_tr",

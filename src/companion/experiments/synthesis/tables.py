@@ -43,7 +43,8 @@ def settings_table(cfgs: dict[str, Setting], labels: dict[str, str]) -> str:
         t = c.train
         task = (f"linear teacher–student, d_in = {c.width}, λ = d_in/N_tr = {1 / c.train_frac:.2g}, ε = {c.acc_eps:g}"
                 if c.kind == "linear" else f"a + b mod {c.p}, {c.train_frac:.0%} of the pairs")
-        size = {"transformer": f"d_model {c.width}", "gu": f"d_model {c.width}", "linear": f"d_in {c.width}",
+        size = {"transformer": f"d_model {c.width}" + ("" if c.alpha == 1 else f", centred logits × α = {c.alpha:g}"),
+                "gu": f"d_model {c.width}", "linear": f"d_in {c.width}",
                 "quadratic": f"d_h {c.width}, α = {c.alpha:g}"}.get(
             c.kind, f"embedding {c.d_embed}, width {c.width}, init scale {c.alpha:g}")
         train = f"{t.optimizer} lr {t.lr:g}, wd {t.weight_decay:g}, {t.steps} steps"
@@ -129,7 +130,8 @@ def lazy_summary(lazy: dict[str, dict], runs: dict[str, list[dict]]) -> str:
 
 def weight_decay_table(cfgs: dict[str, Setting], runs: dict, clocks: list,
                        names=("quadratic", "quadratic_alpha_small", "quadratic_wd", "quadratic_wd_alpha_small",
-                              "transformer", "transformer_wd0")) -> str:
+                              "transformer", "transformer_wd0", "transformer_alpha_small",
+                              "transformer_wd0_alpha_small")) -> str:
     """Markdown: the weight-decay interventions and their bases (``cfgs``: the settings), per seed: weight
     decay, α, steps, the clocks, the delay, the final test accuracy, Σ‖θ‖² at t_test over t_tr and at the
     start and the end, the relabelling-invariant MED at the start and the end."""
@@ -141,7 +143,8 @@ def weight_decay_table(cfgs: dict[str, Setting], runs: dict, clocks: list,
     for n in [n for n in names if n in runs]:
         c0 = cfgs[n]
         for c, h, r in zip([c for c in clocks if c.setting == n], runs[n], norm_ratio(runs, clocks, n)):
-            alpha = f"{c0.alpha:g}" if c0.kind == "quadratic" else "—"  # the transformer has no output scale
+            alpha = (f"{c0.alpha:g}" if c0.kind == "quadratic" else  # the transformer's is centred when ≠ 1
+                     "1 (not centred)" if c0.alpha == 1 else f"{c0.alpha:g} (centred)")
             rows.append(f"| {n} | {c0.train.weight_decay:.3g} | {alpha} | {c0.train.steps} | {c.seed} | "
                         f"{_f(c.t_tr)} | {_f(c.t_test)} | {_f(c.delay)} | {_f(float(h['test_acc'][-1]))} | {_f(r)} | "
                         f"{_f(float(h['param_sq'][0]))} → {_f(float(h['param_sq'][-1]))} | "
