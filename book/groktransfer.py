@@ -133,7 +133,7 @@ add_out = ex.outcomes(add_delays)
 ADD_DEV = (f"reduced profile: the partial rule gave weak models at test {seq(add_delays.weak_test, '.2f')} (seed "
            f"order); the {TARGET_SIZE} target reached 90% test from those at {seq(add_out.reached_weak, '.2f')} "
            f"(ratios in the claims table); from {seq(add_out.stalled_weak, '.2f')} it fitted the training set and "
-           f"stalled at test {seq(add_out.stalled_final, '.2f')} within the same {add_delays.epochs[0]} epochs in which "
+           f"ended below 90% test (final {seq(add_out.stalled_final, '.3f')}) within the same {add_delays.epochs[0]} epochs in which "
            "every scratch seed grokked (per-seed epochs in the note below)")
 claims.claim("addition_scratch_delay", ref="Fig. 1b", quantity="scratch: t_test90 / t_train90 (epochs), per seed",
              per_seed=ex.ratios(add_delays.scratch), expected=at_least(5), quote=POWER_DELAY, basis=DELAY_BASIS)
@@ -292,14 +292,18 @@ figs.fig6([weak_add, weak_mul, par["weak"]], [gt_add, gt_mul, par["gt"]], [sc_ad
 # %%
 SURPASS_BASIS = "'surpass' at its weakest: the target ends no worse than the weak model it started from"
 claims.claim("addition_surpasses_weak", ref="Fig. 6a", quantity="target final test − transferred weak test, per seed",
-             per_seed=ex.surpass(add_delays), expected=at_least(0), quote=SURPASS, basis=SURPASS_BASIS)
+             per_seed=ex.surpass(add_delays), expected=at_least(0), quote=SURPASS, basis=SURPASS_BASIS,
+             known_deviation=f"reduced profile ({add_delays.epochs[0]} epochs): targets end at test "
+                             f"{seq(add_delays.transfer_final, '.3f')} from weak models at "
+                             f"{seq(add_delays.weak_test, '.3f')} (per-seed differences in the claims table) — seeds on "
+                             "both sides, 3 seeds cannot decide")
 mul_delays = ex.transfer_delays(gt_mul, sc_mul)
 mul_out = ex.outcomes(mul_delays)
 MUL_DEV = (f"reduced profile, equal budgets ({mul_delays.epochs[0]} epochs both arms): the partial rule gave weak "
            f"models at test {seq(mul_delays.weak_test, '.2f')} (a seed that never reached 30% in "
            f"{mul_gt_cfg.weak.epochs} epochs gives its last snapshot: the selection table above); the GrokTransfer "
            f"targets from {seq(mul_out.stalled_weak, '.2f')} fitted the training set and ended at test "
-           f"{seq(mul_out.stalled_final, '.2f')}, never 90%, while scratch reached 90% test at epochs "
+           f"{seq(mul_out.stalled_final, '.3f')}, never 90%, while scratch reached 90% test at epochs "
            f"{seq(ex.test90_epochs(mul_delays.scratch), '.0f')} (per seed; the note below)")
 claims.claim("multiplication_scratch_delay", ref="Fig. 6b", quantity="scratch: t_test90 / t_train90, per seed",
              per_seed=ex.ratios(mul_delays.scratch), expected=at_least(5), quote=POWER_DELAY,
@@ -630,15 +634,15 @@ fig16
 # %% tags=["remove-input"]
 display(Markdown(
     "With the weak model chosen by the rule fixed in advance and every comparison at equal budgets, the cpu profile "
-    "shows: grokking from scratch (addition, one-hot, the wide XOR net: the claims table); the removal of the delay "
-    f"when the transferred model is good (parity; addition from the weak seeds at {seq(add_out.reached_weak, '.2f')}; "
-    "Theorem 3.2 for the weak net with three clean features); Fig. 7's dependence of the target on the weak "
-    f"checkpoint (ρ = {sweep.spearman:.2f} over {len(sweep.rows)} targets, their weak checkpoints in the Fig. 7 "
-    "table); $r_W \\propto \\varepsilon$. It does **not** show the paper's central claim that a *partially* "
+    "shows: grokking from scratch (addition, one-hot, the wide XOR net: the claims table); the delay removed for "
+    f"parity and shortened for addition from the weak seeds at {seq(add_out.reached_weak, '.2f')} (ratios in the "
+    "claims table); Theorem 3.2 for the weak net with three clean features; Fig. 7's dependence of the target on "
+    f"the weak checkpoint (ρ = {sweep.spearman:.2f} over {len(sweep.rows)} targets, their weak checkpoints in the "
+    "Fig. 7 table); $r_W \\propto \\varepsilon$. It does **not** show the paper's central claim that a *partially* "
     "generalising weak model suffices whatever its accuracy: from the partial weak models at test "
     f"{seq(add_out.stalled_weak, '.2f')} (addition) and {seq(mul_out.stalled_weak, '.2f')} (multiplication) the "
-    f"{TARGET_SIZE} targets fit the training set and stall (final test {seq(add_out.stalled_final, '.2f')} and "
-    f"{seq(mul_out.stalled_final, '.2f')}) within budgets in which scratch groks (its per-seed epochs in the notes "
+    f"{TARGET_SIZE} targets fit the training set but end below 90% test (final {seq(add_out.stalled_final, '.3f')} and "
+    f"{seq(mul_out.stalled_final, '.3f')}) within budgets in which scratch groks (its per-seed epochs in the notes "
     f"under Figs. 1b and 6). The small transformers (d = 16, p = 47, {race_8b.epochs} epochs) reached 90% test "
     f"with GrokTransfer at epochs {seq(race_8b.transfer)} (addition) and {seq(race_16.transfer)} (multiplication), "
     f"from scratch at {seq(ex.seed_test_epochs(runs_8a['scratch']))} (addition) and with GrokFast at "

@@ -431,6 +431,31 @@ def test_onehot_pair_first_layer_is_bit_identical_to_the_dense_one():
     assert all(np.array_equal(a[k], b[k]) for k in ("train_loss", "train_acc", "test_loss", "test_acc"))
 
 
+def test_table_embeddings_first_layer_from_tables_is_the_concatenation_times_w1():
+    """The table and low-rank FNNs' first layer is computed from per-token tables; by the
+    independent route — concatenate [E[a]; E[b]] (φ of it for ``act_after_embed``) and multiply
+    by W₁ᵀ, then the remaining layers — the logits and every gradient agree to float rounding."""
+    g = torch.Generator().manual_seed(3)
+    x = torch.randint(0, 13, (40, 2), generator=g)
+    A = torch.randn(2, 13, 3, generator=g)
+    for spec, kw in ((G.FNNSpec("table", 13, 6, (16, 8), 13), {}), (G.FNNSpec("lowrank", 13, 6, (16,), 13, rank=3),
+                                                                     {"A": A}),
+                     (G.FNNSpec("table", 13, 6, (), 13), {}), (G.FNNSpec("table", 13, 6, (16,), 13,
+                                                                         act_after_embed=True), {})):
+        P = G.init_params(spec, [0.7, 1.3], seed=1, **kw)
+        E = G.embedding_matrix(P)
+        h = torch.cat([E[:, x[:, 0]], E[:, x[:, 1]]], -1)
+        h = torch.relu(h) if spec.act_after_embed else h
+        for i in range(1, len(spec.widths) + 2):
+            h = h @ P[f"W{i}"].transpose(-1, -2)
+            h = torch.relu(h) if i <= len(spec.widths) else h
+        out = G.forward(P, spec, x)
+        assert out.shape == (2, 40, 13) and torch.allclose(out, h, atol=1e-5)
+        ga = torch.autograd.grad(out.square().sum(), list(P.values()))
+        gb = torch.autograd.grad(h.square().sum(), list(P.values()))
+        assert all(torch.allclose(a, b, atol=1e-4, rtol=1e-4) for a, b in zip(ga, gb))
+
+
 def test_ce_loss_is_torch_cross_entropy_per_member():
     """The ensemble's ``ce`` loss (log-softmax over the 113 columns, no padding) is
     ``F.cross_entropy`` of each member alone."""
