@@ -133,3 +133,68 @@ def test_same_profile_and_seed_give_identical_claims(smoke_book, tmp_path):
     first = {r.id: r.measured for r in load_claims(OUT / "claims") if r.chapter == "grokking"}
     second = {r.id: r.measured for r in load_claims(tmp_path / "claims")}
     assert first and json.dumps(first, sort_keys=True, default=str) == json.dumps(second, sort_keys=True, default=str)
+
+
+#: what an interpolation that found no value leaves in a sentence: "from  it", "(final )", "()"
+PLACEHOLDERS = (r"\S  +\S", r"\(\s*\)", r"\(\s", r"\s\)", r"\s,", r"\bNone\b", r"\{\s*\}", r"\{[a-z_]\w*[.(\[]")
+
+
+def blanks(text: str) -> list[str]:
+    """Each placeholder pattern found in ``text``, with the words around it."""
+    import re
+
+    return [text[max(0, m.start() - 30):m.end() + 30] for p in PLACEHOLDERS for m in re.finditer(p, text)]
+
+
+def test_blank_finder_finds_the_texts_of_an_empty_field():
+    assert blanks("from  it fitted the training set and ended below 90% test (final )")
+    assert blanks("the target never reached 95% ()") and blanks("seeds at None")
+    assert blanks("(d = 16, {race.epochs} epochs)") and not blanks(r"$\\mathbb{R}^{d_{out}}$ :::{dropdown}")
+    assert not blanks("held in 3/3 seeds (0.97, 0.98, 0.99); final test 0.51")
+
+
+@pytest.mark.book
+def test_every_text_about_the_runs_is_filled_in(smoke_book):
+    """Claims' statements, reasons and notes, and every Markdown a chapter displays, are formatted from the
+    run's values: none carries the mark of an empty interpolation (:data:`PLACEHOLDERS`)."""
+    found = []
+    for r in load_claims(OUT / "claims"):
+        for field in ("statement", "quantity", "reason", "undecided", "one_value", "setting"):
+            found += [f"{r.chapter}/{r.id}.{field}: …{b}…" for b in blanks(getattr(r, field) or "")]
+    for ch in CHAPTERS:
+        nb = json.loads((OUT / "executed" / f"{ch}.ipynb").read_text())
+        for cell in nb["cells"]:
+            for out in cell.get("outputs", []):
+                md = out.get("data", {}).get("text/markdown")
+                if md:  # a table's cell alignment is not prose: judge the lines that are not table rows
+                    prose = "\n".join(line for line in "".join(md).splitlines() if not line.startswith("|"))
+                    found += [f"{ch} (displayed Markdown): …{b}…" for b in blanks(prose)]
+    assert not found, "texts with an empty field:\n" + "\n".join(found[:40])
+
+
+def tree_digest(folder) -> dict[str, str]:
+    """sha256 of every file under ``folder``, links followed (the published book is links into builds/)."""
+    import hashlib
+
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()} if folder.exists() else {}
+
+
+@pytest.mark.book
+def test_a_papermill_rerun_leaves_the_published_book_alone(smoke_book, tmp_path):
+    """The README's re-run (jupytext | papermill) writes its claims beside the book, under
+    ``_build/reruns/claims``, never through a published build's ``claims`` link."""
+    before = {d: tree_digest(d) for d in (OUT, ROOT / "_build" / "claims")}
+    before_current = {d: os.path.realpath(d / "current") for d in (OUT, ROOT / "_build")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_CLAIMS")}
+    bin_ = ROOT / ".venv" / "bin"
+    nb = subprocess.run([str(bin_ / "jupytext"), "--to", "ipynb", "--output", "-", "book/grokking.py"],
+                        cwd=ROOT, capture_output=True, check=True, env=env).stdout
+    proc = subprocess.run([str(bin_ / "papermill"), "-", str(tmp_path / "grokking-rerun.ipynb"), "-k", "python3",
+                           "-p", "profile", "smoke", "-p", "seed", "3"], input=nb, cwd=ROOT, capture_output=True,
+                          env=env, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-2000:].decode()
+    assert {d: tree_digest(d) for d in before} == before
+    assert {d: os.path.realpath(d / "current") for d in before_current} == before_current
+    rerun = json.loads((ROOT / "_build" / "reruns" / "claims" / "grokking.json").read_text())
+    assert rerun and all(r["profile"] == "smoke" for r in rerun)

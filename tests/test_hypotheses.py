@@ -27,7 +27,7 @@ def test_hypotheses_are_supported_refuted_or_undecided_and_never_fail(tmp_path):
     assert "both sides" in u.undecided and "at least 3" in few.undecided
     assert s.explanation == "Kumar et al." and s.refuted_if == LAZY.refuted_if and s.kind == "hypothesis"
     # counted apart from the paper's claims: a refuted hypothesis is not a failed claim
-    assert c.summary() == {"held": 0, "failed": 0, "known-deviation": 0}
+    assert c.summary() == {"held": 0, "failed": 0, "known-deviation": 0, "undecided": 0}
     assert all(x.verdict != "failed" for x in load_claims(tmp_path))
     with pytest.raises(ValueError, match="basis"):
         c.hypothesis("nobasis", ref="Kumar et al.", setting="x", quantity="q", prediction=LAZY, measured=0.5)
@@ -60,7 +60,7 @@ def test_report_lists_hypotheses_apart(tmp_path):
                  prediction=UNIFORM, per_seed=[0.01, 0.02, 0.03], basis="b")
     report = report_markdown(load_claims(tmp_path), ["synthesis"], {}, "cpu")
     assert "## Hypotheses" in report and "`med`" in report and "1 refuted" in report
-    assert "**Total: 0 held, 0 failed, 0 known deviations**" in report
+    assert "**Total: 0 held, 0 failed, 0 known deviations, 0 undecided**" in report
 
 
 @pytest.mark.parametrize("batched", [False, True])

@@ -5,3 +5,7 @@ starts fast; submodules import their heavy dependencies themselves.
 """
 
 __version__ = "0.1.0"
+
+from companion.numerics import pin as _pin_numerics
+
+_pin_numerics()  # the CPU kernels every process runs (companion.numerics), before torch runs any

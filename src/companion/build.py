@@ -225,10 +225,11 @@ def validate(root: Path, out: Path, profile: str, device: str, chapters: list[st
     import tempfile
 
     from companion.cache import cache_dir
-    from companion.profiles import resolve_device
+    from companion.profiles import check_seed, resolve_device
 
     one_of("profile", profile, PROFILES)
     one_of("device", device, DEVICES)
+    check_seed(parameters.get("seed", 0))
     available = toc_chapters(root)
     for ch in chapters or []:
         one_of("chapter", ch, available)
@@ -329,7 +330,8 @@ def _build(root: Path, out: Path, bdir: Path, profile: str, device: str, todo: l
     work += [(ch, True, view_params, view_env, chapter_timeout(ch, "cpu", chapter_timeout_s)) for ch in views]
     run_chapters(root, bdir, work, jobs, on_result, after={c: [d for d in REUSES.get(c, ()) if d in todo]
                                                            for c in todo})
-    from companion.claims import load_claims, text_table
+    from companion.claims import load_claims
+    from companion.claims_text import text_table
 
     records = [r for r in load_claims(bdir / "claims") if r.chapter in available]
     paper_records = [r for r in load_claims(bdir / "claims-paper") if r.chapter in views]
@@ -337,11 +339,15 @@ def _build(root: Path, out: Path, bdir: Path, profile: str, device: str, todo: l
     now = time.strftime("%Y-%m-%d %H:%M %Z")
     pages = chapter_pages(bdir, available, results, views, profile, now)
     thumbs = figure_thumbnails(pages, bdir / "thumbs-static")
+    from companion import numerics
+
+    fingerprint = numerics.fingerprint()  # this process's kernels: the chapters' processes inherit them
     report = report_markdown(records, available, results, profile, paper_records, view_results, view_errors,
-                             thumbs)
+                             thumbs, fingerprint)
     ok_render, log = render(stage(root, bdir, report, pages, bdir / "thumbs-static" / "thumbs"), bdir)
     (bdir / "build.json").write_text(json.dumps({
         "profile": profile, "device": device, "seed": seed, "seconds": time.time() - t0, "finished": now,
+        "numerics": fingerprint,
         "chapters": {k: asdict(v) for k, v in results.items()}, "rendered": ok_render,
         "paper_scale": {k: {**asdict(v), "page_errors": view_errors.get(k, [])} for k, v in view_results.items()}},
         indent=1))

@@ -5,7 +5,8 @@ An experiment is a function ``f(config, device) -> results`` decorated with
 
 * the experiment's qualified name,
 * its full configuration (a frozen dataclass, serialised field by field),
-* the device kind (CPU and GPU runs are not bit-identical), and
+* the device kind (CPU and GPU runs are not bit-identical),
+* the CPU kernels pinned (:mod:`companion.numerics`: another pinning gives other bits), and
 * a hash of the library's own source (every ``.py`` under ``src/companion``),
 
 so a change anywhere in the library recomputes everything, and nothing stale is ever shown.
@@ -33,6 +34,8 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
+
+from companion import numerics
 
 MAGIC = b"companion-cache-v1\n"
 _source_hash: str | None = None
@@ -99,7 +102,8 @@ def _canonical(obj: Any) -> Any:
 
 def key(name: str, config: Any, device: str) -> str:
     blob = json.dumps({"name": name, "config": _canonical(config),
-                       "device": device.split(":")[0], "library": library_hash()}, sort_keys=True)
+                       "device": device.split(":")[0], "library": library_hash(),
+                       "numerics": numerics.in_force()}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 

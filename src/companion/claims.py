@@ -75,6 +75,7 @@ from companion.expectations import (  # noqa: F401  (re-exported: chapters impor
     between,
     close_to,
     decide,
+    deviation_within_spread,
     greater_than,
     is_infinite,
     is_true,
@@ -85,7 +86,9 @@ from companion.expectations import (  # noqa: F401  (re-exported: chapters impor
     within,
 )
 
-VERDICTS = ("held", "failed", "known-deviation")
+#: the verdicts of a claim of the paper; only ``failed`` fails a build (``undecided``: the seeds could not
+#: decide it, shown amber with their values and counted apart)
+VERDICTS = ("held", "failed", "known-deviation", "undecided")
 #: the verdicts of a hypothesis (:meth:`Claims.hypothesis`); none fails the build
 HYPOTHESIS_VERDICTS = ("supported", "refuted", "undecided")
 #: claims of the paper, checks that hold by construction (counted apart), and hypotheses that test
@@ -126,7 +129,7 @@ class Claim:
 
     @property
     def ok(self) -> bool:
-        return self.verdict in ("held", "known-deviation")
+        return self.verdict != "failed"
 
     @property
     def seeds(self) -> str:
@@ -149,13 +152,20 @@ def verdict(holds: bool, known_deviation: str | None) -> str:
     return "failed" if holds else "known-deviation"
 
 
+#: where a chapter executed outside ``companion build`` (papermill, JupyterLab, ``python``) writes its
+#: claims, under the repository: beside the published book, never into it
+RERUN_CLAIMS = Path("_build") / "reruns" / "claims"
+
+
 def claims_dir() -> Path:
+    """Where this process's chapters write their claims: the folder it is given in
+    ``COMPANION_CLAIMS_DIR`` (a build gives each build its own), else :data:`RERUN_CLAIMS`. Never the
+    published ``_build/claims``: only ``companion build`` publishes claims."""
     if os.environ.get("COMPANION_CLAIMS_DIR"):
         return Path(os.environ["COMPANION_CLAIMS_DIR"])
     from companion.cache import repo_root
 
-    root = repo_root() or Path.cwd()
-    return root / "_build" / "claims"
+    return (repo_root() or Path.cwd()) / RERUN_CLAIMS
 
 
 class Claims:
@@ -200,13 +210,15 @@ class Claims:
             holds, shown, k, margin = decide(expected, values, rule)
             extra = dict(per_seed=values, rule=str(rule), seeds_held=k)
             why = undecided_reason(expected, values, rule, k)
+            if why is None and known_deviation is not None and not holds:
+                why = deviation_within_spread(expected, values)
             if self.profile in STRICT_PROFILES and kind == "paper" and why:
-                holds = False  # the seeds cannot tell which side of the bound the effect is on
-                extra["undecided"] = why
+                extra["undecided"] = why  # the seeds cannot tell which side of the bound the effect is on
         else:
             shown = _plain(measured)
             holds, margin, extra = expected.holds(shown), expected.margin(shown), {}
-        return self._add(Claim(id, ref, quantity, shown, str(expected), verdict(holds, known_deviation),
+        decided = "undecided" if extra.get("undecided") else verdict(holds, known_deviation)
+        return self._add(Claim(id, ref, quantity, shown, str(expected), decided,
                                self.profile, self.chapter, known_deviation, quantity=quantity, quote=quote,
                                basis=basis, kind=kind, margin=margin, one_value=one_value, **extra))
 
@@ -254,13 +266,13 @@ class Claims:
         return Markdown(item_statuses(self.records) + "\n\n" + markdown_table(self.records, with_chapter=False))
 
 
-def load_claims(directory: Path | None = None) -> list[Claim]:
-    """Every claim recorded under ``directory`` (default: the last build's claims)."""
+def load_claims(directory: Path) -> list[Claim]:
+    """Every claim recorded under ``directory`` (a build's ``claims`` folder, or a re-run's)."""
     out: list[Claim] = []
     def back(v: Any) -> Any:  # the sidecar spells NOT_OBSERVED as its name
         return NOT_OBSERVED if v == repr(NOT_OBSERVED) else v
 
-    for f in sorted((directory or claims_dir()).glob("*.json")):
+    for f in sorted(Path(directory).glob("*.json")):
         for d in json.loads(f.read_text()):
             d["measured"] = back(d["measured"])
             if d.get("per_seed"):
@@ -269,7 +281,7 @@ def load_claims(directory: Path | None = None) -> list[Claim]:
     return out
 
 
-BADGE = {"held": "held", "failed": "FAILED", "known-deviation": "known deviation"}
+BADGE = {"held": "held", "failed": "FAILED", "known-deviation": "known deviation", "undecided": "undecided"}
 #: the badges of hypotheses (:meth:`Claims.hypothesis`) and of the cells of :func:`verdict_table`
 HYPOTHESIS_BADGE = {"supported": "supported", "refuted": "refuted", "undecided": "undecided",
                     "definition-dependent": "definition-dependent", "not applicable": "not applicable"}
@@ -326,13 +338,14 @@ def markdown_table(records: list[Claim], with_chapter: bool = True) -> str:
 
 
 #: what a paper item's claims say about it, as a whole (:func:`item_status`)
-STATUSES = ("reproduced", "partly", "not reproduced", "not observed", "absent")
+STATUSES = ("reproduced", "partly", "undecided", "not reproduced", "not observed", "absent")
 
 
 def item_status(records: list[Claim]) -> str:
     """A paper item (figure, table, equation) from its claims of the paper: every one held →
     reproduced; some → partly; none, with every measured event not observed → not observed;
-    none → not reproduced; no claim → absent. Consistency checks do not count."""
+    none, with some undecided and none failed → undecided; none → not reproduced; no claim → absent.
+    Consistency checks do not count."""
     paper = [c for c in records if c.kind == "paper"]
     if not paper:
         return "absent"
@@ -343,6 +356,8 @@ def item_status(records: list[Claim]) -> str:
         return "partly"
     if all(c.measured is NOT_OBSERVED for c in paper):
         return "not observed"
+    if any(c.verdict == "undecided" for c in paper) and not any(c.verdict == "failed" for c in paper):
+        return "undecided"
     return "not reproduced"
 
 
@@ -364,35 +379,3 @@ def item_statuses(records: list[Claim]) -> str:
 
 def status_badge(status: str) -> str:
     return f'<span class="claim-badge item-{status.replace(" ", "-")}">{status}</span>'
-
-
-def weak(records: list[Claim], near: float = 0.05) -> list[tuple[Claim, list[str]]]:
-    """Held claims of the paper that are fragile: on one value of a trained run, within ``near``
-    (relative) of their bound, with a seed on the other side, or without the paper's words."""
-    out = []
-    for c in records:
-        if c.kind != "paper" or c.verdict != "held":
-            continue
-        why = []
-        if c.quote is None:
-            why.append("no quote or basis (older claim form)")
-        if not c.per_seed and c.one_value is None and c.quote is None:
-            why.append("one value")
-        if c.one_value:
-            why.append(f"one value ({c.one_value})")
-        if c.per_seed and c.seeds_held is not None and c.seeds_held < len(c.per_seed):
-            why.append(f"a seed on the other side ({c.seeds} hold)")
-        if c.margin is not None and abs(c.margin) < near:
-            why.append(f"within {near:.0%} of its bound (margin {c.margin:+.1%})")
-        if why:
-            out.append((c, why))
-    return out
-
-
-def text_table(records: list[Claim]) -> str:
-    """A plain-text table for the terminal (``companion claims``)."""
-    rows = [("chapter", "claim", "paper", "measured", "expected", "seeds", "verdict", "profile")]
-    rows += [(c.chapter, c.id + (f" ({c.kind})" if c.kind != "paper" else ""), c.paper_ref, _fmt(c.measured),
-              c.expected, c.seeds, c.verdict, c.profile) for c in records]
-    widths = [min(max(len(str(r[i])) for r in rows), 40) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(str(v)[:40].ljust(w) for v, w in zip(r, widths)) for r in rows)

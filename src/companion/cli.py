@@ -5,7 +5,7 @@
                      [--chapter-timeout SECONDS] [--wait] [--allow-cdn]
     companion run    CHAPTER... [--profile P] [--device D] [--seed N] [--dry-run | --check]
                      [--time-limit S] [--jobs N] [--keep] [--only RE]... [--skip RE]... [--wait]
-    companion claims [--out DIR] [--weak]
+    companion claims [--out DIR] [--weak] [--diff A B]
     companion cache  verify | prune [--dry-run] [--wait]
 
 Bad input gets one line naming what is valid and exit status 2, never a traceback.
@@ -38,6 +38,25 @@ def parse_param(text: str) -> tuple[str, object]:
         return k, v
 
 
+def seed_arg(text: str) -> int:
+    """``--seed``: a whole number ≥ 0 (argparse turns the error into the one-line usage error, exit 2)."""
+    try:
+        from companion.profiles import check_seed
+
+        return check_seed(int(text))
+    except (ValueError, ParameterError):
+        raise argparse.ArgumentTypeError(f"seed must be a whole number ≥ 0, got {text!r}") from None
+
+
+def claims_folder(path: Path) -> Path:
+    """A claims folder given as itself or as the build output folder that holds it (``_build``)."""
+    if (path / "claims").is_dir() and not any(path.glob("*.json")):
+        path = path / "claims"
+    if not path.is_dir() or not any(path.glob("*.json")):
+        raise ParameterError(f"no claims (*.json) under {path}: give a build's claims folder or its output folder")
+    return path
+
+
 def find_root() -> Path:
     from companion.cache import repo_root
 
@@ -54,7 +73,7 @@ def parser() -> OneLineParser:
     b.add_argument("--profile", default=DEFAULT_PROFILE, help=f"one of {', '.join(PROFILES)}")
     b.add_argument("--device", default="auto", help=f"one of {', '.join(DEVICES)}")
     b.add_argument("--chapter", action="append", help="build only this chapter (repeatable)")
-    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--seed", type=seed_arg, default=0, help="base seed, a whole number ≥ 0")
     b.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
                    help="another notebook parameter (checked against the chapter's parameters cell)")
     b.add_argument("--fresh", action="store_true", help="ignore cached experiment results")
@@ -70,7 +89,7 @@ def parser() -> OneLineParser:
     r.add_argument("chapter", nargs="+", help="one or more chapters, run in this order")
     r.add_argument("--profile", default=DEFAULT_PROFILE)
     r.add_argument("--device", default="auto")
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--seed", type=seed_arg, default=0, help="base seed, a whole number ≥ 0")
     r.add_argument("--dry-run", action="store_true",
                    help="list every experiment with its config and an estimated time from a short timed probe")
     r.add_argument("--check", action="store_true",
@@ -90,6 +109,9 @@ def parser() -> OneLineParser:
     r.add_argument("--wait", action="store_true", help="if another process holds the cache, wait for it")
     c = sub.add_parser("claims", help="print the claims of the last build")
     c.add_argument("--out", type=Path, default=None)
+    c.add_argument("--diff", nargs=2, type=Path, metavar=("A", "B"),
+                   help="compare two builds' claims (claims folders, or build output folders holding one): "
+                        "verdict changes first, then values that moved; exit 1 if a gating verdict differs")
     c.add_argument("--weak", action="store_true",
                    help="list held claims that are fragile: one value, within 5%% of the bound, a seed on the "
                         "other side, or no quote of the paper")
@@ -123,15 +145,23 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "cache":
             return cache_command(args.action, args.dry_run, args.wait)
         if args.command == "claims":
-            from companion.claims import load_claims, text_table
+            from companion.claims import VERDICTS, load_claims
+            from companion.claims_text import text_table
 
+            if args.diff:
+                from companion.claims_text import diff_text
+
+                a, b = (claims_folder(d) for d in args.diff)
+                text, gating = diff_text(a, b)
+                print(text)
+                return 1 if gating else 0
             out = args.out or find_root() / "_build"
             records = load_claims(out / "claims")
             if not records:
                 print(f"companion: no claims under {out / 'claims'}; run `companion build` first")
                 return 1
             if args.weak:
-                from companion.claims import weak
+                from companion.claims_text import weak
 
                 fragile = weak(records)
                 for c, why in fragile:
@@ -141,10 +171,11 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
             print(text_table(records))
             paper = [r for r in records if r.kind == "paper"]
-            counts = {v: sum(r.verdict == v for r in paper) for v in ("held", "failed", "known-deviation")}
+            counts = {v: sum(r.verdict == v for r in paper) for v in VERDICTS}
             checks = [r for r in records if r.kind == "consistency"]
             hyps = [r for r in records if r.kind == "hypothesis"]
-            print(f"{counts['held']} held, {counts['failed']} failed, {counts['known-deviation']} known deviation"
+            print(f"{counts['held']} held, {counts['failed']} failed, {counts['known-deviation']} known deviation, "
+                  f"{counts['undecided']} undecided"
                   + (f"; {len(checks)} consistency checks, {sum(r.verdict == 'failed' for r in checks)} failed"
                      if checks else "")
                   + (f"; {len(hyps)} hypotheses: " + ", ".join(f"{sum(r.verdict == v for r in hyps)} {v}" for v in

@@ -37,10 +37,11 @@ class ChapterResult:
     def line(self) -> str:
         c = self.claims
         counts = (f"claims: {c.get('held', 0)} held, {c.get('failed', 0)} failed, "
-                  f"{c.get('known-deviation', 0)} known deviation") if c else "no claims"
-        if any(c.get(v) for v in ("supported", "refuted", "undecided")):
-            counts += (f"; hypotheses: {c.get('supported', 0)} supported, {c.get('refuted', 0)} refuted, "
-                       f"{c.get('undecided', 0)} undecided")
+                  f"{c.get('known-deviation', 0)} known deviation, {c.get('undecided', 0)} undecided")\
+            if c else "no claims"
+        hyp = {v: c.get(f"hypotheses {v}", 0) for v in ("supported", "refuted", "undecided")}
+        if any(hyp.values()):
+            counts += "; hypotheses: " + ", ".join(f"{n} {v}" for v, n in hyp.items())
         status = "ok" if self.ok else "FAILED"
         err = f" — {self.error}" if self.error else ""
         return f"[{self.name}] {status} in {self.seconds:.1f} s — {counts}{err}"
@@ -153,7 +154,10 @@ def execute_chapter(root: str, out: str, name: str, parameters: dict, env: dict,
         from companion.claims import HYPOTHESIS_VERDICTS, VERDICTS
 
         recs = json.loads(claims_file.read_text())
-        summary = {v: sum(r["verdict"] == v for r in recs) for v in (*VERDICTS, *HYPOTHESIS_VERDICTS)}
+        claims = [r for r in recs if r.get("kind") != "hypothesis"]
+        hyps = [r for r in recs if r.get("kind") == "hypothesis"]
+        summary = {v: sum(r["verdict"] == v for r in claims) for v in VERDICTS}
+        summary |= {f"hypotheses {v}": sum(r["verdict"] == v for r in hyps) for v in HYPOTHESIS_VERDICTS}
     return ChapterResult(name, error is None, time.time() - t0, summary, error)
 
 

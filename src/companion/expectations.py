@@ -202,6 +202,24 @@ def undecided_reason(expected: Expectation, values: list, rule: Rule, k: int) ->
     return None
 
 
+def deviation_within_spread(expected: Expectation, values: list) -> str | None:
+    """Why per-seed ``values`` that all miss ``expected`` do not establish a known deviation, or None when
+    they do: a deviation is a fact only when even the seed nearest the bound misses it by more than the
+    seeds' spread (their standard deviation, in the bound's relative units, :meth:`Expectation.margin`);
+    otherwise another seed set could put a seed on the other side, and the deviation would flip to
+    'holds'. Values without a margin (not observed, booleans) are not judged here."""
+    import numpy as np
+
+    margins = [expected.margin(v) for v in values]
+    if len(values) < 2 or any(m is None or expected.holds(v) for m, v in zip(margins, values)):
+        return None
+    nearest, spread = max(margins), float(np.std(margins, ddof=1))
+    if -nearest > spread:
+        return None
+    return (f"every seed misses the bound, but the nearest by {-nearest:.1%} of it, within the seeds' spread "
+            f"({spread:.1%}): another seed set could meet it")
+
+
 def decide(expected: Expectation, values: list, rule: Rule) -> tuple[bool, Any, int, float | None]:
     """(holds, the value shown, seeds that hold, margin) for per-seed ``values`` under ``rule``.
 

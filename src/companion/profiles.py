@@ -36,6 +36,14 @@ def check_profile(profile: str) -> str:
     return one_of("profile", profile, PROFILES)
 
 
+def check_seed(seed: Any) -> int:
+    """A seed is a whole number ≥ 0 (the base of a chapter's seed set: seeds ``seed, seed + 1, …``);
+    anything else is the one-line error."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ParameterError(f"seed must be a whole number ≥ 0, got {seed!r}")
+    return seed
+
+
 def resolve_device(device: str) -> str:
     """``auto`` -> ``cuda`` when a GPU is visible, else ``cpu``; ``cuda`` without a GPU is an error."""
     one_of("device", device, DEVICES)
@@ -173,8 +181,7 @@ def setup(profile: str = DEFAULT_PROFILE, device: str = "auto", seed: int = 0) -
     memory in the process (:func:`keep_freed_memory`) and sets the house plotting style.
     """
     check_profile(profile)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise ParameterError(f"seed must be an integer, got {seed!r}")
+    check_seed(seed)
     if device in ("cuda", "auto"):  # deterministic cuBLAS needs this before CUDA starts
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     dev = resolve_device(device)

@@ -114,7 +114,7 @@ def thumbnail(chapter: str, item: str, src: str | None) -> str:
 
 def report_markdown(records, chapters: list[str], results: dict[str, ChapterResult], profile: str,
                     paper_records=(), view_results: dict | None = None, view_errors: dict | None = None,
-                   thumbnails: dict | None = None) -> str:
+                   thumbnails: dict | None = None, numerics: dict | None = None) -> str:
     """The Reproduction report: per chapter, every paper figure/table with its re-drawn figure
     (``thumbnails``, from :func:`figure_thumbnails`), its claims and verdicts, and a column for
     the kept paper-scale results where a chapter has them."""
@@ -130,6 +130,10 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Every number below was measured "
              "by this build; verdicts are computed from the measured value and the paper's statement "
              "(see each chapter's claims table for the details).", ""]
+    if numerics:
+        from companion.numerics import markdown as numerics_markdown
+
+        lines += [numerics_markdown(numerics), ""]
     if view_results:
         lines += ["The **paper scale** columns evaluate the same claims on results kept from earlier runs at the "
                   "papers' own settings (profile `paper`, on a GPU; each chapter page says where and when). They "
@@ -139,11 +143,11 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
     hypotheses = [r for r in records if r.kind == "hypothesis"]
     records = [r for r in records if r.kind == "paper"]  # the paper's claims; checks and hypotheses apart
     total = {v: sum(r.verdict == v for r in records) for v in BADGE}
-    head = "| chapter | status | time | held | failed | known deviation |"
-    rule = "|---|---|---|---|---|---|"
+    head = "| chapter | status | time | held | failed | known deviation | undecided |"
+    rule = "|---|---|---|---|---|---|---|"
     if view_results:
-        head += " paper scale: kept results | GPU time | held | failed | known deviation |"
-        rule += "---|---|---|---|---|"
+        head += " paper scale: kept results | GPU time | held | failed | known deviation | undecided |"
+        rule += "---|---|---|---|---|---|"
     lines += [head, rule]
     for ch in chapters:
         res = results.get(ch)
@@ -160,10 +164,12 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
                 row += (f" {n_all - sum(gone.values())} of {n_all} | {format_seconds(wall) if calls else '—'} | "
                         + " | ".join(str(sum(r.verdict == v for r in mine)) for v in BADGE) + " |")
             else:
-                row += " none | — | — | — | — |"
+                row += " none | — | — | — | — | — |"
         lines.append(row)
     lines += ["", f"**Total: {total['held']} held, {total['failed']} failed, "
-              f"{total['known-deviation']} known deviations** among the papers' claims"
+              f"{total['known-deviation']} known deviations, {total['undecided']} undecided** among the papers' "
+              "claims (undecided: the seeds fall on both sides of the bound, or a deviation lies within their "
+              "spread, so this budget cannot say which side the effect is on; it does not fail the build)"
               + (f"; besides them {len(checks)} consistency checks (true by construction, so not evidence), "
                  f"{sum(c.verdict == 'failed' for c in checks)} failed" if checks else "")
               + (f"; and {len(hypotheses)} hypotheses (below)" if hypotheses else "") + ".", ""]

@@ -201,6 +201,30 @@ class Outcomes:
     stalled_final: list
 
 
+    def describe(self, reached: str, stalled: str, joiner: str = "; ") -> str:
+        """``reached`` and ``stalled`` filled in for each group that has a seed (``{weak}``: its weak models'
+        test accuracies; ``{final}``: the stalled targets' final test accuracies), joined by ``joiner``. A
+        group without a seed is left out, so no sentence is printed about an empty list."""
+        parts = []
+        if self.reached_weak:
+            parts.append(reached.format(weak=join_values(self.reached_weak, ".2f")))
+        if self.stalled_weak:
+            parts.append(stalled.format(weak=join_values(self.stalled_weak, ".2f"),
+                                        final=join_values(self.stalled_final, ".3f")))
+        return joiner.join(parts)
+
+
+def join_values(xs, spec: str = ".0f") -> str:
+    """Per-seed values for prose, in seed order ("not observed" for an event that did not happen)."""
+    return ", ".join(format(x, spec) if observed(x) else "not observed" for x in xs)
+
+
+def seeds_count(values: list) -> str:
+    """How many seeds observed their event: "every seed", "no seed" or "k of n seeds"."""
+    k, n = sum(observed(v) for v in values), len(values)
+    return "every seed" if k == n else ("no seed" if k == 0 else f"{k} of {n} seeds")
+
+
 def outcomes(d: TransferDelays) -> Outcomes:
     """:class:`Outcomes` of a :class:`TransferDelays`."""
     hit = [observed(t.test) for t in d.transfer]
