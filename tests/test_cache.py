@@ -125,3 +125,45 @@ def test_verify_finds_a_truncated_entry_and_prune_removes_it(isolated):
     proc = companion("cache", "prune", env=env)
     assert proc.returncode == 0 and not entry.exists() and not old.exists()
     assert companion("cache", "verify", env=env).returncode == 0  # the intact entry stays
+
+
+def test_no_experiment_depends_on_a_module_left_out_of_the_library_hash():
+    """The cache key leaves out the modules that decide and show verdicts (``cache.VERDICT_MODULES``):
+    no module that defines an experiment may import one of them, directly or through another module."""
+    import ast
+    from pathlib import Path
+
+    from companion.cache import VERDICT_MODULES
+
+    pkg = Path(cache.__file__).parent
+
+    def name(path: Path) -> str:
+        rel = path.relative_to(pkg).with_suffix("")
+        return ".".join(("companion", *rel.parts)).removesuffix(".__init__")
+
+    files = {name(p): p for p in pkg.rglob("*.py")}
+    imports: dict[str, set[str]] = {}
+    for mod, path in files.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("companion"):
+                found |= {m for m in (node.module, *(f"{node.module}.{a.name}" for a in node.names)) if m in files}
+            elif isinstance(node, ast.Import):
+                found |= {a.name for a in node.names if a.name in files}
+        imports[mod] = found
+
+    def excluded(mod: str) -> bool:
+        return str(files[mod].relative_to(pkg)).startswith(VERDICT_MODULES)
+
+    bad = {}
+    for mod, path in files.items():
+        if "@experiment" not in path.read_text() or excluded(mod):
+            continue
+        seen, todo = set(), [mod]
+        while todo:
+            for dep in imports[todo.pop()] - seen:
+                seen.add(dep)
+                todo.append(dep)
+        if hit := sorted(d for d in seen if excluded(d)):
+            bad[mod] = hit
+    assert not bad, f"experiment modules that depend on modules left out of the cache key: {bad}"

@@ -7,7 +7,8 @@ An experiment is a function ``f(config, device) -> results`` decorated with
 * its full configuration (a frozen dataclass, serialised field by field),
 * the device kind (CPU and GPU runs are not bit-identical),
 * the CPU kernels pinned (:mod:`companion.numerics`: another pinning gives other bits), and
-* a hash of the library's own source (every ``.py`` under ``src/companion``),
+* a hash of the library's own source (every ``.py`` under ``src/companion`` that can change a result:
+  not the modules that only decide and show verdicts, :data:`VERDICT_MODULES`),
 
 so a change anywhere in the library recomputes everything, and nothing stale is ever shown.
 Entries live in one folder per library version, ``<cache>/lib-<hash>/``, so the entries an older
@@ -61,13 +62,23 @@ def cache_dir() -> Path:
     return root / "_build" / "cache" if root else Path.home() / ".cache" / "companion"
 
 
+#: the library's modules that decide and show verdicts from results and never compute a cached result
+#: (checked by ``tests/test_cache.py``: no module with an experiment imports them, directly or not). An
+#: edit of them — a claim's rule, the report, the build — leaves every cached experiment valid.
+VERDICT_MODULES = ("build.py", "chapters_format.py", "claims.py", "claims_text.py", "cli.py", "execute.py",
+                   "expectations.py", "hypotheses.py", "publish.py", "report.py", "figures/")
+
+
 def library_hash() -> str:
-    """SHA-256 over the library's source files (path and bytes), computed once per process."""
+    """SHA-256 over the library's source files that can change a result (path and bytes; every ``.py``
+    under ``src/companion`` but :data:`VERDICT_MODULES`), computed once per process."""
     global _source_hash
     if _source_hash is None:
         h = hashlib.sha256()
         pkg = Path(__file__).parent
         for f in sorted(pkg.rglob("*.py")):
+            if str(f.relative_to(pkg)).startswith(VERDICT_MODULES):
+                continue
             h.update(str(f.relative_to(pkg)).encode())
             h.update(f.read_bytes())
         _source_hash = h.hexdigest()
