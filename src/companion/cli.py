@@ -50,7 +50,7 @@ def seed_arg(text: str) -> int:
 
 def claims_folder(path: Path) -> Path:
     """A claims folder given as itself or as the build output folder that holds it (``_build``)."""
-    if (path / "claims").is_dir() and not any(path.glob("*.json")):
+    if (path / "claims").is_dir():
         path = path / "claims"
     if not path.is_dir() or not any(path.glob("*.json")):
         raise ParameterError(f"no claims (*.json) under {path}: give a build's claims folder or its output folder")
