@@ -121,10 +121,12 @@ claims.claim("thm312_threshold", ref="Thm 3.12", quantity="2 ln 97 / C(4), C(4) 
              measured=theory.alpha_threshold(97, 4), expected=close_to(0.366, 0.001), kind="consistency",
              basis="arithmetic on the theorem's formula: 2 · 4.575 / 25 = 0.366")
 claims.claim("thm312_union_bound", ref="Thm 3.12",
-             quantity="union bound ≥ Monte-Carlo mean number of uncovered pairs, every k and α (torus)",
+             quantity="union bound ≥ Monte-Carlo mean number of uncovered pairs less 3 standard errors, every k and "
+                      "α (torus)",
              measured=coverage.union_bound_holds, expected=is_true("bound ≥ Monte-Carlo mean everywhere"),
              kind="consistency",
-             basis="a union bound dominates the expectation it bounds; drawing without replacement only lowers it")
+             basis="a union bound dominates the expectation it bounds; drawing without replacement only lowers it; "
+                   "the expectation is estimated by a mean over draws, known to its standard error")
 claims.claim("thm312_above", ref="Thm 3.12", kind="consistency",
              quantity=f"share of random training sets at α = {coverage.alpha_above:.3f} (just above the k = 4 "
                       "threshold) that cover every pair",

@@ -77,6 +77,7 @@ from companion.expectations import (  # noqa: F401  (re-exported: chapters impor
     decide,
     deviation_within_spread,
     greater_than,
+    interval_reason,
     is_infinite,
     is_true,
     less_than,
@@ -191,9 +192,12 @@ class Claims:
     def claim(self, id: str, *, ref: str, quantity: str, expected: Expectation, measured: Any = None,
               per_seed: list | None = None, rule: Rule = ALL_SEEDS, quote: str | None = None,
               basis: str | None = None, kind: str = "paper", known_deviation: str | None = None,
-              one_value: str | None = None) -> Claim:
+              one_value: str | None = None, interval: tuple[float, float] | None = None) -> Claim:
         """Record a claim that can fail; see the module docstring. Give ``measured`` (one value:
-        say why in ``one_value`` if it comes from a trained run) or ``per_seed`` (one per seed)."""
+        say why in ``one_value`` if it comes from a trained run) or ``per_seed`` (one per seed). A value
+        computed from several draws (a mean over them) may carry its 95% ``interval`` over the draws
+        (:func:`~companion.expectations.bootstrap_interval`): when it reaches across the bound the claim
+        is undecided."""
         if kind not in KINDS:
             raise ValueError(f"unknown claim kind {kind!r}; valid kinds: {', '.join(KINDS)}")
         if (measured is None) == (per_seed is None):
@@ -217,6 +221,9 @@ class Claims:
         else:
             shown = _plain(measured)
             holds, margin, extra = expected.holds(shown), expected.margin(shown), {}
+            why = interval_reason(expected, shown, interval) if interval is not None else None
+            if self.profile in STRICT_PROFILES and kind == "paper" and why:
+                extra["undecided"] = why
         decided = "undecided" if extra.get("undecided") else verdict(holds, known_deviation)
         return self._add(Claim(id, ref, quantity, shown, str(expected), decided,
                                self.profile, self.chapter, known_deviation, quantity=quantity, quote=quote,

@@ -181,6 +181,30 @@ def median_interval(values: list, level: float = 0.95) -> tuple[float, float]:
     return x[k - 1], x[n - k]
 
 
+def bootstrap_interval(draws, statistic: Callable[[Any], float], level: float = 0.95, n: int = 2000,
+                       seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``statistic(draws)`` over draws resampled with replacement (the rows
+    of ``draws``, an array with one row per independent draw): how far one value computed from a few draws
+    could move with another set of draws. Seeded, so a build gives the same interval every time."""
+    import numpy as np
+
+    x = np.asarray(draws)
+    rng = np.random.default_rng(seed)
+    stats = np.array([statistic(x[rng.integers(0, len(x), len(x))]) for _ in range(n)])
+    lo, hi = np.quantile(stats, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
+
+
+def interval_reason(expected: Expectation, measured: Any, interval: tuple[float, float]) -> str | None:
+    """Why one value with a 95% ``interval`` (e.g. :func:`bootstrap_interval` over its draws) cannot decide a
+    claim — the interval reaches across the bound — or None when it can."""
+    lo, hi = interval
+    if len({expected.holds(lo), expected.holds(measured), expected.holds(hi)}) > 1:
+        return (f"the 95% interval of the value over its draws ({lo:.3g} to {hi:.3g}) reaches across the bound: "
+                "more draws are needed to decide")
+    return None
+
+
 def undecided_reason(expected: Expectation, values: list, rule: Rule, k: int) -> str | None:
     """Why per-seed ``values`` (``k`` of them meeting ``expected``) cannot decide a claim at cpu or paper,
     or None when they can:

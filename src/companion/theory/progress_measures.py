@@ -62,7 +62,8 @@ def covered(train: np.ndarray, k: int, torus: bool = True) -> np.ndarray:
 
 def monte_carlo_coverage(p: int, k: int, alpha: float, n_draws: int, seed: int, torus: bool = True) -> dict:
     """Draw ``n_draws`` training sets of ``int(α p²)`` pairs; report the mean number of uncovered
-    points, the mean covered fraction of test points, and the share of draws covering everything."""
+    points (and its standard error), the mean covered fraction of test points, and the share of draws
+    covering everything."""
     rng = np.random.default_rng(seed)
     n = int(alpha * p * p)
     unc, frac_test, full = [], [], []
@@ -74,7 +75,9 @@ def monte_carlo_coverage(p: int, k: int, alpha: float, n_draws: int, seed: int, 
         unc.append(int((~c).sum()))
         frac_test.append(float(c[~t].mean()))
         full.append(bool(c.all()))
-    return {"uncovered_mean": float(np.mean(unc)), "covered_test_frac": float(np.mean(frac_test)),
+    return {"uncovered_mean": float(np.mean(unc)),
+            "uncovered_se": float(np.std(unc, ddof=1) / np.sqrt(n_draws)) if n_draws > 1 else float("inf"),
+            "covered_test_frac": float(np.mean(frac_test)),
             "all_covered_frac": float(np.mean(full))}
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from companion.events import NOT_OBSERVED, observed
-from companion.expectations import median_interval  # noqa: F401  (re-exported: the chapter reads it here)
+from companion.expectations import bootstrap_interval, median_interval  # noqa: F401  (median_interval: the chapter reads it here)
 from companion.theory import linear_estimators as theory
 
 LOW_LAM = 0.8  # Fig. 1: λ ≤ LOW_LAM is "low λ" (finite-size scatter of the lowest eigenvalues above it)
@@ -288,6 +288,7 @@ class Fig3Summary:
     eq15_gen: dict  # γ -> the paper's Eq. 15 generalisation plateau
     rel_err_eq38: float
     log_dev_eq38_mean: dict  # "train"|"test" -> max over γ of |log₁₀(mean over draws of L_sim(end) / Eq. 38)|
+    log_dev_eq38_mean_interval: dict  # "train"|"test" -> its 95% bootstrap interval over the draws
     eq38_mean_ratio: dict  # "train"|"test" -> γ -> mean over draws of L_sim(end) / Eq. 38
     eq38_ratio_per_seed: dict  # "train"|"test" -> γ -> per draw L_sim(end) / Eq. 38
     eq38_test_draws_3pct: int  # draws whose mean test ratio has a standard error of 0.03, at the worst γ
@@ -306,6 +307,11 @@ class Fig3Summary:
     lam: float  # λ of the curves
     marker_lam: float  # λ of the markers
     marker_theory_dt: dict  # marker γ (ascending) -> finite theory Δt
+
+
+def max_abs_log10_mean(draws: np.ndarray) -> float:
+    """max over columns of |log₁₀(mean over draws (rows))|: a ratio's largest departure from 1, in decades."""
+    return float(np.max(np.abs(np.log10(draws.mean(0)))))
 
 
 @np.errstate(invalid="ignore")
@@ -330,6 +336,10 @@ def fig3(res: dict) -> Fig3Summary:
         rel_err_eq38=float(rel38), limit_rel_err=float(limit), g15=g15,
         log_dev_eq38_mean={q: float(max(abs(np.log10(plat[g][q][0] / plat[g][q][1])) for g in plat))
                            for q in ("train", "test")},
+        log_dev_eq38_mean_interval={q: bootstrap_interval(np.stack([c["sim"][f"{q}_loss"][:, -1] /
+                                                                     c["theory"][f"{q}_loss"][-1]
+                                                                     for c in res["curves"].values()], axis=1),
+                                                           max_abs_log10_mean) for q in ("train", "test")},
         eq38_mean_ratio={q: {g: plat[g][q][0] / plat[g][q][1] for g in plat} for q in ("train", "test")},
         eq38_ratio_per_seed={q: {g: [float(v) for v in c["sim"][f"{q}_loss"][:, -1] / c["theory"][f"{q}_loss"][-1]]
                                  for g, c in res["curves"].items()} for q in ("train", "test")},

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from companion.events import NOT_OBSERVED, first_crossing, observed
+from companion.expectations import bootstrap_interval
 from companion.experiments.linear_estimators.summaries import LATE_T, increasing, seen, worst
 from companion.theory import linear_estimators as theory
 
@@ -257,18 +258,25 @@ class InitSummary:
     factor: float  # (1 + α²)/2
     loss_dev: list  # per seed: max over t, train and test of |L_α/L_1 / factor − 1|
     loss_dev_mean: float  # the same for the ratio of the seed-mean losses
+    loss_dev_mean_interval: tuple  # its 95% bootstrap interval over the draws
     dt_ratio: list  # per seed: simulated Δt at αS₀ / exact Δt at ε' = 2ε/(1 + α²)
     dt_eff: float  # exact Δt at ε'
     dt_unscaled: float  # exact Δt at ε
+
+
+def max_abs_mean_dev(draws: np.ndarray) -> float:
+    """max over columns of |mean over draws (rows) − 1|: a ratio's largest departure from 1 in the mean."""
+    return float(np.max(np.abs(draws.mean(0) - 1)))
 
 
 def init_rescaling(res: dict) -> InitSummary:
     """Summary of :func:`~companion.experiments.linear_estimators.teacher_student.init_rescaling`."""
     dev = np.maximum(np.abs(res["ratio_train"] / res["factor"] - 1), np.abs(res["ratio_test"] / res["factor"] - 1))
     dt = res["sim_scaled"]["dt"]
-    mean = max(float(np.max(np.abs(res[f"ratio_{q}"].mean(0) / res["factor"] - 1))) for q in ("train", "test"))
+    draws = np.concatenate([res["ratio_train"], res["ratio_test"]], axis=1) / res["factor"]
     return InitSummary(alpha=res["alpha"], factor=res["factor"], loss_dev=[float(v) for v in dev.max(1)],
-                       loss_dev_mean=mean,
+                       loss_dev_mean=max_abs_mean_dev(draws),
+                       loss_dev_mean_interval=bootstrap_interval(draws, max_abs_mean_dev),
                        dt_ratio=[seen(v / res["theory_eff"][2]) if np.isfinite(v) else NOT_OBSERVED for v in dt],
                        dt_eff=res["theory_eff"][2], dt_unscaled=res["theory_unscaled"][2])
 

@@ -93,14 +93,17 @@ def u_l_go(hist: dict) -> dict:
 class CoverageSummary:
     """Thm 3.12's checks."""
 
-    union_bound_holds: bool  # the bound ≥ the Monte-Carlo mean of uncovered pairs, every (k, α)
+    union_bound_holds: bool  # the bound ≥ the Monte-Carlo mean of uncovered pairs less 3 standard errors, every (k, α)
     alpha_above: float  # the α just above the threshold
     all_covered_above: float  # share of random training sets there that cover every pair
 
 
-def coverage_summary(cov: dict, slack: float = 1e-9) -> CoverageSummary:
-    """Thm 3.12: does the union bound dominate the Monte-Carlo mean (up to ``slack``)?"""
-    return CoverageSummary(bool(all(r["uncovered_mean"] <= r["union_bound"] + slack for r in cov["rows"])),
+def coverage_summary(cov: dict, slack: float = 1e-9, z: float = 3.0) -> CoverageSummary:
+    """Thm 3.12: does the union bound dominate the Monte-Carlo mean — up to ``z`` of the mean's standard
+    errors (a mean of a few hundred draws scatters; where the bound is tight, a bound that held exactly
+    would still be exceeded by the estimate in about half the seed sets) and ``slack``?"""
+    return CoverageSummary(bool(all(r["uncovered_mean"] - z * r["uncovered_se"] <= r["union_bound"] + slack
+                                    for r in cov["rows"])),
                            cov["alpha_above"], cov["above"]["all_covered_frac"])
 
 
