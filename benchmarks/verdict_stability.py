@@ -52,7 +52,9 @@ def side(c):
 record = {"builds": info, "counts": {"A": ca, "B": cb},
           "claims": [{"chapter": c.chapter, "id": c.id, "kind": c.kind, "gating_flip": c.gating_flip,
                       "flipped": c.flipped, "A": side(c.a), "B": side(c.b)} for c in changes]}
-(HERE / "verdict_stability.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+claims_lines = ",\n".join(json.dumps(c, ensure_ascii=False) for c in record.pop("claims"))  # one claim a line
+head = json.dumps(record, indent=1, ensure_ascii=False)[:-2]
+(HERE / "verdict_stability.json").write_text(f'{head},\n "claims": [\n{claims_lines}\n ]\n}}\n')
 
 seed = {k: v.get("seed", "?") for k, v in info.items()}
 lines = [f"Build A: seed {seed['A']}, {info['A'].get('seconds', '?')} s; build B: seed {seed['B']}, "
