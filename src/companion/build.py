@@ -358,6 +358,9 @@ def _build(root: Path, out: Path, bdir: Path, profile: str, device: str, todo: l
     # a Jupyter Book warning is a defect of the book (a broken reference, a duplicate label):
     # the book is published, and the build fails naming it
     failures += [f"Jupyter Book warned: {w}" for w in (jupyter_book_warnings(log) if ok_render else [])]
+    # a cell that raises on a paper-scale page is a defect of the code that reads the kept results (a page
+    # published with a traceback where a figure should be), not a finding: it fails the build
+    failures += [f"the paper-scale page of {ch} raised: {e}" for ch, errs in view_errors.items() for e in errs]
     if ok_render:
         shutil.rmtree(bdir / "stage", ignore_errors=True)
         shutil.rmtree(bdir / "jobs", ignore_errors=True)
@@ -370,9 +373,6 @@ def _build(root: Path, out: Path, bdir: Path, profile: str, device: str, todo: l
     for f in failures:
         print(f"[build] FAILED: {f}", file=sys.stderr)
     # the paper-scale pages show results computed earlier: their findings are reported, not gated
-    for ch, errs in view_errors.items():
-        for e in errs:
-            print(f"[build] paper scale, {ch}: a cell raised {e}", file=sys.stderr)
     for r in paper_records:
         if r.verdict == "failed":
             print(f"[build] paper scale: claim {r.chapter}/{r.id} ({r.paper_ref}) failed: measured "

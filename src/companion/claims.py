@@ -273,13 +273,19 @@ class Claims:
         return Markdown(item_statuses(self.records) + "\n\n" + markdown_table(self.records, with_chapter=False))
 
 
+def claim_files(directory: Path) -> list[Path]:
+    """The chapters' claim files under ``directory`` (``<chapter>.json``; hidden files such as a build's
+    lock are not claims)."""
+    return sorted(f for f in Path(directory).glob("*.json") if not f.name.startswith("."))
+
+
 def load_claims(directory: Path) -> list[Claim]:
     """Every claim recorded under ``directory`` (a build's ``claims`` folder, or a re-run's)."""
     out: list[Claim] = []
     def back(v: Any) -> Any:  # the sidecar spells NOT_OBSERVED as its name
         return NOT_OBSERVED if v == repr(NOT_OBSERVED) else v
 
-    for f in sorted(Path(directory).glob("*.json")):
+    for f in claim_files(directory):
         for d in json.loads(f.read_text()):
             d["measured"] = back(d["measured"])
             if d.get("per_seed"):

@@ -52,8 +52,11 @@ def claims_folder(path: Path) -> Path:
     """A claims folder given as itself or as the build output folder that holds it (``_build``)."""
     if (path / "claims").is_dir():
         path = path / "claims"
-    if not path.is_dir() or not any(path.glob("*.json")):
-        raise ParameterError(f"no claims (*.json) under {path}: give a build's claims folder or its output folder")
+    from companion.claims import claim_files
+
+    if not path.is_dir() or not claim_files(path):
+        raise ParameterError(f"no claims (*.json) under {path}: give a build's claims folder or its output folder "
+                             "(a build still running publishes its claims when it ends)")
     return path
 
 
