@@ -90,3 +90,28 @@ def test_plateau_criterion_discounts_the_trends_own_noise():
     flat_high_end = 0.4 + 0.04 * (-1.0) ** np.arange(len(step))
     flat_high_end[-2:] += 0.06
     assert last_quarter_trend(step, flat_high_end)[0] > 0.02 > rising_beyond_noise(step, flat_high_end)
+
+
+def test_a_ceiling_is_read_only_from_runs_that_levelled_off():
+    """Fig. 10's ceiling: a run whose best mirror-untrained accuracy still rose by more than 0.01 over its
+    last quarter has no ceiling yet, so the width gain is not observed; two levelled runs give the
+    difference of their bests. Thm 3.5's control contrasts the width that generalised with the one that
+    did not, whichever it is, and has no value where both or neither did."""
+    from companion.experiments import progress_measures as ex
+
+    def run(untrained, spread_end):
+        a = np.asarray(untrained, float)
+        return _hist(a, acc_mirror_out=a, class_spread=np.linspace(1.0, spread_end, len(a)))
+
+    climbing = run(np.linspace(0, 0.8, 9), 0.5)
+    flat_low = run([0, .02, .03, .03, .03, .03, .03, .03, .03], 0.9)
+    flat_high = run([0, .3, .7, .97, .99, .99, .99, .99, .99], 0.2)
+    assert not ex.levelled(climbing) and ex.levelled(flat_low) and ex.levelled(flat_high)
+    widths = {("Fig. 10", 32): [flat_low, flat_low, flat_high], ("Fig. 10", 64): [climbing, flat_high, flat_high]}
+    w = ex.width_ceilings(widths, "Fig. 10")
+    assert w["gain"][0] is NOT_OBSERVED and w["gain"][1] == pytest.approx(0.96) and w["gain"][2] == 0
+    assert w["spread_gap"][0] is NOT_OBSERVED  # neither generalised (0.8 < 0.95)
+    assert w["spread_gap"][1] == pytest.approx(0.9 - 0.2)  # d 64 generalised, d 32 did not
+    assert w["spread_gap"][2] is NOT_OBSERVED  # both generalised: no contrast
+    swapped = ex.width_ceilings({("Fig. 10", 32): [flat_high], ("Fig. 10", 64): [flat_low]}, "Fig. 10")
+    assert swapped["spread_gap"][0] == pytest.approx(0.9 - 0.2)  # the narrow one generalised: still non − gen

@@ -38,6 +38,7 @@ from .seeded import (
     depth_seeds,
     downward_steps,
     holes_seeds,
+    levelled,
     med_levels,
     med_tracking,
     onset,
@@ -127,6 +128,6 @@ __all__ = [
     "ode_summary", "onset", "onset_on", "operation_runs", "operations_seeded", "operations_seeds", "operations_summary",
     "prime_runs", "primes_seeded", "primes_summary", "run_all", "seeded", "setup_run", "split_layouts",
     "structured_ratios", "structured_runs", "structured_seeded", "structured_summary", "tracking", "u_l_go",
-    "width_ceilings", "width_ratios", "width_runs", "widths_seeded", "widths_summary", "window", "window_mask",
-    "window_r",
+    "levelled", "width_ceilings", "width_ratios", "width_runs", "widths_seeded", "widths_summary", "window",
+    "window_mask", "window_r",
 ]

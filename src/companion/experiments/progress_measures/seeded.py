@@ -268,25 +268,48 @@ def width_ratios(widths: dict, panel: str) -> tuple:
     return ds[0], ds[-1], [ratio(onset(b), onset(a), floor=1.0) for a, b in zip(small, big)]
 
 
+def levelled(hist: dict, tail: float = 0.25, tol: float = 0.01) -> bool:
+    """Has the run's accuracy on mirror-untrained pairs (:func:`untrained_key`) levelled off: did its best
+    so far rise by at most ``tol`` over the last ``tail`` of the logged epochs? Only then is its best a
+    ceiling (App. D.1's "final upper bound of test accuracy") and not a point on a climb still under way."""
+    a = np.maximum.accumulate(np.asarray(hist[untrained_key(hist)], dtype=float))
+    k = min(int(len(a) * (1 - tail)), len(a) - 1)
+    return bool(a[-1] - a[k] <= tol)
+
+
 def width_ceilings(widths: dict, panel: str) -> dict:
     """Fig. 10–11 per seed: the best accuracy on mirror-untrained test pairs (all test pairs where
-    the split means nothing, e.g. k > 0) of the narrowest and the widest model of ``panel``, the
-    widest minus the narrowest, the widest model's onset (:func:`onset`) and its best plain test
-    accuracy, and each one's final test accuracy; with the class spread logged (:func:`class_consistency`),
-    ``spread`` {width: its dict} and ``spread_gap`` (narrowest's final spread minus the widest's) per seed.
-    None where the panel has fewer than two widths."""
+    the split means nothing, e.g. k > 0) of the narrowest and the widest model of ``panel``; the
+    ceiling gain, widest minus narrowest, observed only where both runs have :func:`levelled` off (a best
+    taken mid-climb is not a ceiling); the widest model's onset (:func:`onset`) and its best plain test
+    accuracy, and each one's final test accuracy. With the class spread logged (:func:`class_consistency`),
+    ``spread`` {width: its dict} and ``spread_gap`` per seed: the final spread of the run that does not
+    generalise minus that of the run that does (onset observed in exactly one of the two widths; not
+    observed otherwise). None where the panel has fewer than two widths."""
     ds = sorted(d for (fig, d) in widths if fig == panel)
     if len(ds) < 2:
         return None
-    best = {d: [float(h[untrained_key(h)].max()) for h in widths[(panel, d)]] for d in (ds[0], ds[-1])}
-    spread = {d: class_consistency(widths[(panel, d)]) for d in (ds[0], ds[-1])}
-    gap = ([a - b for a, b in zip(spread[ds[0]]["end"], spread[ds[-1]]["end"])]
-           if None not in spread.values() else None)
-    return {"narrow": ds[0], "wide": ds[-1], "best": best, "spread": spread, "spread_gap": gap,
-            "gain": [b - a for a, b in zip(best[ds[0]], best[ds[-1]])],
-            "wide_onset": [onset(h) for h in widths[(panel, ds[-1])]],
-            "wide_best_test": [float(h["test_acc"].max()) for h in widths[(panel, ds[-1])]],
-            "final": {d: [float(h["test_acc"][-1]) for h in widths[(panel, d)]] for d in (ds[0], ds[-1])}}
+    lo, hi = ds[0], ds[-1]
+    best = {d: [float(h[untrained_key(h)].max()) for h in widths[(panel, d)]] for d in (lo, hi)}
+    flat = {d: [levelled(h) for h in widths[(panel, d)]] for d in (lo, hi)}
+    spread = {d: class_consistency(widths[(panel, d)]) for d in (lo, hi)}
+    grokked = {d: [observed(onset(h)) for h in widths[(panel, d)]] for d in (lo, hi)}
+    gap = None
+    if None not in spread.values():
+        gap = []
+        for i, (g_lo, g_hi) in enumerate(zip(grokked[lo], grokked[hi])):
+            if g_lo == g_hi:
+                gap.append(NOT_OBSERVED)  # both or neither generalise: no contrast in this seed
+            else:
+                gen, non = (hi, lo) if g_hi else (lo, hi)
+                gap.append(spread[non]["end"][i] - spread[gen]["end"][i])
+    return {"narrow": lo, "wide": hi, "best": best, "levelled": flat, "grokked": grokked, "spread": spread,
+            "spread_gap": gap,
+            "gain": [b - a if fa and fb else NOT_OBSERVED
+                     for a, b, fa, fb in zip(best[lo], best[hi], flat[lo], flat[hi])],
+            "wide_onset": [onset(h) for h in widths[(panel, hi)]],
+            "wide_best_test": [float(h["test_acc"].max()) for h in widths[(panel, hi)]],
+            "final": {d: [float(h["test_acc"][-1]) for h in widths[(panel, d)]] for d in (lo, hi)}}
 
 
 def structured_ratios(struct: dict, frac: float) -> dict:
