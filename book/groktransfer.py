@@ -39,6 +39,7 @@ from IPython.display import Markdown, display
 
 from companion import profiles, runs
 from companion.claims import Claims, at_least, at_most, between, close_to, greater_than, is_true, within
+from companion.expectations import bootstrap_interval
 from companion.experiments import groktransfer as ex
 from companion.figures import groktransfer as figs
 from companion.figures.groktransfer_tables import _seq as seq
@@ -80,12 +81,17 @@ figs.fig1a()
 # ## Weak-model selection (a rule fixed in advance)
 # The paper transfers a weak model that has grokked "to a non-trivial performance on the
 # validation set", and stresses that it may "only partially generalize (i.e., has a non-trivial
-# but non-optimal test error)" (Sec. 2.2). The rule here is fixed before any target is trained:
-# three weak seeds train at once, their embedding is saved every 10 epochs, and target seed $i$
-# receives weak seed $i$'s **latest snapshot whose test accuracy lies in $[30\%, 90\%)$** —
-# non-trivial (30% is the paper's own checkpoint for Fig. 8) and non-optimal (below the 90% at
-# which this chapter calls a run generalised). No seed is picked for being good, so the whole
-# weak-model cost is one seed's, and the weak models are partial by construction.
+# but non-optimal test error)" (Sec. 2.2); for this very weak model it names the point: "We
+# extract the embeddings of the weak model in Figure 6a at the point that it first reaches 30%
+# test accuracy" (Sec. 4.1). The rule here is fixed before any target is trained: the weak seeds
+# train at once, their embedding is saved every 10 epochs, and target seed $i$ receives weak
+# seed $i$'s **first snapshot at 30% test accuracy** or more. Every target thus starts from a weak
+# model of the same quality, whatever epoch it got there (a rule that takes the weak model at a
+# fixed epoch transfers whatever point of its transition that epoch falls on, and the targets
+# inherit that lottery). The premise is met when the snapshot exists and is below 90% test (partial,
+# not optimal). A weak seed that never reaches 30% in its budget does not meet it: its target is
+# trained from the last snapshot, shown, and counted as **not observed** in every claim about the
+# method. No seed is picked for being good, so the whole weak-model cost is one seed's.
 
 # %%
 add_gt_cfg = ex.seeded(ex.FIG1B["add"][profile].transfer, seed)
@@ -130,7 +136,7 @@ SOONER_BASIS = ("'significantly reducing the gap' read as at least 3× sooner; b
                 "must reach 90% test (else not observed)")
 add_delays = ex.transfer_delays(gt_add, sc_add)
 add_out = ex.outcomes(add_delays)
-ADD_DEV = (f"reduced profile: the partial rule gave weak models at test {seq(add_delays.weak_test, '.2f')} (seed "
+ADD_DEV = (f"reduced profile: the 30% crossing gave weak models at test {seq(add_delays.weak_test, '.2f')} (seed "
            "order); " + add_out.describe(f"the {TARGET_SIZE} target reached 90% test from those at {{weak}} (ratios in "
                                          "the claims table)", "from {weak} it fitted the training set and ended below "
                                          "90% test (final {final})")
@@ -138,7 +144,7 @@ ADD_DEV = (f"reduced profile: the partial rule gave weak models at test {seq(add
            f"{ex.seeds_count(ex.test90_epochs(add_delays.scratch))} (per-seed epochs in the note below)")
 claims.claim("addition_scratch_delay", ref="Fig. 1b", quantity="scratch: t_test90 / t_train90 (epochs), per seed",
              per_seed=ex.ratios(add_delays.scratch), expected=at_least(5), quote=POWER_DELAY, basis=DELAY_BASIS)
-claims.claim("addition_gt_tracks", ref="Fig. 1b", quantity="GrokTransfer (partial weak model): t_test90 / t_train90",
+claims.claim("addition_gt_tracks", ref="Fig. 1b", quantity="GrokTransfer (weak model at its 30% crossing): t_test90 / t_train90",
              per_seed=ex.ratios(add_delays.transfer), expected=at_most(2), quote=PARTIAL, basis=TRACK_BASIS,
              known_deviation=ADD_DEV)
 claims.claim("addition_gt_sooner", ref="Fig. 1b",
@@ -193,11 +199,20 @@ display(figs.embedding_notes(f2))
 figs.fig3(f2)
 
 # %%
+ends = {k: v["measure_epoch"][-1] for k, v in f2.items() if "skipped" not in v}
 claims.claim("fig3_ntk_similar", ref="Fig. 3",
-             quantity="largest / smallest final kernel distance over the embeddings, per seed",
+             quantity="largest / smallest kernel distance over the embeddings, at the worst of the epochs every "
+                      "embedding's run reached, per seed",
              per_seed=fixed.ntk_spread, expected=at_most(2),
              quote="The change of empirical NTK evolves similarly across all four types of embeddings (Sec. 2.1)",
-             basis="'similarly' read as within a factor of 2 of each other at the end of training")
+             basis="'evolves similarly' read as within a factor of 2 of each other at every measured epoch; the runs "
+                   "stop at different epochs (each once it generalises), so only the epochs all of them reached "
+                   "compare like with like",
+             known_deviation=(f"reduced profile: the kernels move alike late but not early — the largest ratio is "
+                              f"{seq(fixed.ntk_spread, '.1f')} at epochs {seq(fixed.ntk_spread_epoch, '.0f')} (seed "
+                              f"order; common epochs {', '.join(map(str, fixed.common_epochs))}: the runs stopped at "
+                              + ", ".join(f"{k} {e}" for k, e in ends.items())
+                              + "): in the memorisation phase one embedding's kernel jumps further than another's"))
 
 # %% [markdown]
 # ## Fig. 4 — XOR: a wide net groks, a 3-neuron net learns three features
@@ -269,11 +284,18 @@ claims.claim("fig5c_slope_n", ref="Fig. 5c", quantity="log–log slope of r_W in
              known_deviation="reduced profile: at ε = 1/40 the per-seed slopes lie within the band; at ε = 1/160 "
                              "they are shallower than −1/2 (the worst per seed, in the claims table) — the smallest "
                              "noise does not follow 1/√n over n = 100–800 at p = 8000 in 800 steps")
+eps_mean = float(np.mean(slopes.eps_by_seed))
+eps_interval = bootstrap_interval(slopes.eps_by_seed, np.mean)
 claims.claim("fig5_eps_linear", ref="Fig. 5c / (A2)",
-             quantity="log–log slope of r_W in ε at fixed (n, p), median over the n cells, per seed",
-             per_seed=slopes.eps_by_seed, expected=close_to(1.0, 0.2),
+             quantity="log–log slope of r_W in ε at fixed (n, p) (median over the n cells), mean over seeds",
+             measured=eps_mean, interval=eps_interval, expected=close_to(1.0, 0.2),
              quote="Assumption (A2) corresponds to the finding that r_W ∝ ε/√n in Section 3.2 (Sec. 3.3)",
-             basis="'∝ ε' read as a slope of 1 ± 0.2 (the ±0.1 of the n slope, for a slope twice as large)")
+             basis="'∝ ε' read as a slope of 1 ± 0.2 (the ±0.1 of the n slope, for a slope twice as large). The "
+                   "slope is a property of the weak nets' population, and each seed's is an estimate from three "
+                   "values of ε: the claim is the mean over seeds, decided only when its 95% bootstrap interval "
+                   "over the seeds lies on one side of the bound",
+             one_value=f"the mean of {len(slopes.eps_by_seed)} seeds' slopes ({seq(slopes.eps_by_seed, '.3f')}; 95% "
+                       f"interval {eps_interval[0]:.3f} to {eps_interval[1]:.3f})")
 figs.ratio_table(rat, slopes, rc)
 
 # %% [markdown]
@@ -296,9 +318,9 @@ claims.claim("addition_surpasses_weak", ref="Fig. 6a", quantity="target final te
              per_seed=ex.surpass(add_delays), expected=at_least(0), quote=SURPASS, basis=SURPASS_BASIS)
 mul_delays = ex.transfer_delays(gt_mul, sc_mul)
 mul_out = ex.outcomes(mul_delays)
-MUL_DEV = (f"reduced profile, equal budgets ({mul_delays.epochs[0]} epochs both arms): the partial rule gave weak "
+MUL_DEV = (f"reduced profile, equal budgets ({mul_delays.epochs[0]} epochs both arms): the 30% crossing gave weak "
            f"models at test {seq(mul_delays.weak_test, '.2f')} (a seed that never reached 30% in "
-           f"{mul_gt_cfg.weak.epochs} epochs gives its last snapshot: the selection table above); "
+           f"{mul_gt_cfg.weak.epochs} epochs does not meet the premise and is not observed: the selection table above); "
            + mul_out.describe("the GrokTransfer targets from {weak} reached 90% test (ratios in the claims table)",
                               "the GrokTransfer targets from {weak} fitted the training set and ended at test {final}, "
                               "never 90%")
@@ -569,7 +591,7 @@ figs.fig14(dg)
 # (a) $A$ and $B$ both random: the low rank alone does not remove grokking (MLP and
 # transformer). (b) $A\cdot B$ merged into a plain embedding $E_T$ at epoch 100 (fresh AdamW
 # state) — the benefit persists. (c) the weak model's $d_{embed}$ equal to the target's (32 at
-# cpu), three weak seeds under the same partial rule. At cpu panel (c) remains uninformative: the
+# cpu), three weak seeds under the same 30% crossing rule. At cpu panel (c) remains uninformative: the
 # $d_{embed} = 32$ weak models, with the 4-wide model's hyperparameters, never left chance in
 # 1000 epochs (their test accuracies in the note below the claims), so no partial model exists
 # to transfer and no claim is made.

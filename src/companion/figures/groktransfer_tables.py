@@ -22,7 +22,7 @@ def _seq(xs, spec: str = ".0f") -> str:
 
 def selection_table(add_weak, add_sels: list, mul_weak, mul_sels: list) -> Markdown:
     """Weak-model selection (Figs. 1b, 6): each target seed's weak seed and checkpoint."""
-    rows = ["| task | weak config (init, lr, wd) | weak seed | in the band | checkpoint (epoch) | weak test acc "
+    rows = ["| task | weak config (init, lr, wd) | weak seed | premise met | checkpoint (epoch) | weak test acc "
             "| weak train acc | weak final test acc |", "|---|---|---|---|---|---|---|---|"]
     for op, c, sels in (("add", add_weak, add_sels), ("mul", mul_weak, mul_sels)):
         for s in sels:

@@ -13,7 +13,7 @@ import torch
 from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
 from companion.settings import unstated
 
-SELECTION_RULES = ("best", "first", "partial")
+SELECTION_RULES = ("best", "first", "partial", "crossing")
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,8 @@ class WeakModel:
     n_seeds: int = 3  # weak seeds trained at once; target seed i uses weak seed i [unspecified -> ours]
     snapshot_every: int = 100  # epochs between saved embeddings (the candidate checkpoints)
     eval_every: int = 10  # epochs between logged accuracies
-    first_threshold: float = 0.3  # the "first" rule's test accuracy (Fig. 8: "first reaches 30%"); the band's floor
-    partial_below: float = unstated(0.9)  # the "partial" rule's band is [first_threshold, this)
+    first_threshold: float = 0.3  # the "first" / "crossing" rules' test accuracy (Fig. 8: "first reaches 30%")
+    partial_below: float = unstated(0.9)  # the partial premise's band is [first_threshold, this)
     init_seed_offset: int = 1000  # the weak nets' init seed is seed + this (apart from the targets')
     seed: int = 0  # data split and init
 
@@ -104,12 +104,31 @@ def select_partial(hist: dict, member: int, low: float = 0.3, high: float = 0.9)
             "in_band": bool(len(hit)), "final_test_acc": float(hist["test_acc"][member, -1])}
 
 
+def select_crossing(hist: dict, member: int, threshold: float = 0.3, below: float = 0.9) -> dict:
+    """The transfer point fixed in advance for weak seed ``member``: its **first** snapshot whose test
+    accuracy reaches ``threshold`` — the paper's "at the point that it first reaches 30% test accuracy"
+    (Sec. 4.1, Fig. 8) — so that every target starts from a weak model of the same quality, whatever
+    epoch it got there. The premise "only partially generalizes" (Sec. 2.2) is met (``in_band``) when
+    that snapshot exists and its accuracy is below ``below``. A seed that never reaches ``threshold``
+    in its budget does not meet it: its last snapshot is returned with ``in_band`` False, and what is
+    trained from it counts as not observed (:func:`transfer_delays`), never as a result of the method."""
+    idx = np.searchsorted(hist["epoch"], hist["snapshot_epoch"])
+    te, tr = hist["test_acc"][member, idx], hist["train_acc"][member, idx]
+    hit = np.nonzero(te >= threshold)[0]
+    s = int(hit[0]) if len(hit) else len(idx) - 1
+    return {"member": member, "epoch": int(hist["snapshot_epoch"][s]), "test_acc": float(te[s]),
+            "train_acc": float(tr[s]), "A": hist["snapshots"][s, member], "rule": "crossing",
+            "in_band": bool(len(hit)) and float(te[s]) < below, "final_test_acc": float(hist["test_acc"][member, -1])}
+
+
 def select(hist: dict, rule: str, n: int, low: float = 0.3, high: float = 0.9) -> list[dict]:
-    """One selection per target seed 0..n-1: ``partial`` gives seed i weak seed i's own
-    (:func:`select_partial`); ``best`` / ``first`` give every seed the one :func:`select_weak` pick."""
-    if rule == "partial":
+    """One selection per target seed 0..n-1: ``partial`` and ``crossing`` give seed i weak seed i's own
+    (:func:`select_partial`, :func:`select_crossing`); ``best`` / ``first`` give every seed the one
+    :func:`select_weak` pick."""
+    if rule in ("partial", "crossing"):
         M = hist["test_acc"].shape[0]
-        return [select_partial(hist, i % M, low, high) for i in range(n)]
+        one = select_partial if rule == "partial" else select_crossing
+        return [one(hist, i % M, low, high) for i in range(n)]
     return [select_weak(hist, rule, low)] * n
 
 
@@ -155,9 +174,21 @@ def first_member_delays(batch: dict, threshold: float = 0.9) -> Delays:
     return delays(batch["epoch"], batch["train_acc"][0], batch["test_acc"][0], threshold)
 
 
+def premise_met(batch: dict) -> list[bool]:
+    """Per seed of a target batch: did its weak model meet the transfer premise (its selection's
+    ``in_band``; True for batches that transfer nothing)?"""
+    n = len(batch.get("seed_members", [0]))
+    sels = batch.get("selections") or [batch.get("selection")] * n
+    return [bool((s or {}).get("in_band", True)) for s in sels]
+
+
 def seed_delays(batch: dict, members=None, threshold: float = 0.9) -> list[Delays]:
-    """:class:`Delays` of the given members (default: the seeds, ``batch["seed_members"]``)."""
-    members = batch.get("seed_members", [0]) if members is None else members
+    """:class:`Delays` of the given members (default: the seeds, ``batch["seed_members"]``; a seed whose
+    weak model did not meet the transfer premise, :func:`premise_met`, is not observed)."""
+    if members is None:
+        none = Delays(NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED)
+        return [delays(batch["epoch"], batch["train_acc"][m], batch["test_acc"][m], threshold) if ok else none
+                for m, ok in zip(batch.get("seed_members", [0]), premise_met(batch))]
     return [delays(batch["epoch"], batch["train_acc"][m], batch["test_acc"][m], threshold) for m in members]
 
 
@@ -178,39 +209,49 @@ class TransferDelays:
     epochs: tuple  # (GrokTransfer, scratch) budgets
     transfer_final: list
     weak_test: list
+    premise: list  # per seed: did its weak model meet the transfer premise (``in_band`` of its selection)?
 
 
 def transfer_delays(transfer: dict, scratch: dict) -> TransferDelays:
-    """:class:`TransferDelays` of the seeds of a transfer and a scratch target batch."""
+    """:class:`TransferDelays` of the seeds of a transfer and a scratch target batch. A seed whose weak
+    model did not meet the transfer premise (its selection's ``in_band`` False: e.g. it never reached the
+    crossing) has GrokTransfer's delays, "sooner" and final accuracy not observed: the method was not
+    applied as the paper states it."""
     ds, dg = seed_delays(scratch), seed_delays(transfer)
     gm = transfer.get("seed_members", [0])
     sels = transfer.get("selections") or [transfer["selection"]] * len(gm)
+    met = premise_met(transfer)
     return TransferDelays(ds, dg, [sooner(s.test, g.test) for s, g in zip(ds, dg)],
                           (int(transfer["epoch"][-1]), int(scratch["epoch"][-1])),
-                          [float(transfer["test_acc"][m, -1]) for m in gm], [s["test_acc"] for s in sels])
+                          [float(transfer["test_acc"][m, -1]) if ok else NOT_OBSERVED for m, ok in zip(gm, met)],
+                          [s["test_acc"] for s in sels], met)
 
 
 @dataclass(frozen=True)
 class Outcomes:
     """Figs. 1b, 6: the seeds split by whether the GrokTransfer target reached 90% test — the
-    weak models' test accuracies of each group and the final test accuracies of those that did
-    not (what the chapter's prose reports)."""
+    weak models' test accuracies of each group, the final test accuracies of those that did
+    not, and the weak models' of the seeds whose weak model did not meet the transfer premise
+    (what the chapter's prose reports)."""
 
     reached_weak: list
     stalled_weak: list
     stalled_final: list
+    unmet_weak: list = ()
 
-
-    def describe(self, reached: str, stalled: str, joiner: str = "; ") -> str:
-        """``reached`` and ``stalled`` filled in for each group that has a seed (``{weak}``: its weak models'
-        test accuracies; ``{final}``: the stalled targets' final test accuracies), joined by ``joiner``. A
-        group without a seed is left out, so no sentence is printed about an empty list."""
+    def describe(self, reached: str, stalled: str, joiner: str = "; ",
+                 unmet: str = "weak models at {weak} never met the transfer premise (not observed)") -> str:
+        """``reached``, ``stalled`` and ``unmet`` filled in for each group that has a seed (``{weak}``: its weak
+        models' test accuracies; ``{final}``: the stalled targets' final test accuracies), joined by ``joiner``.
+        A group without a seed is left out, so no sentence is printed about an empty list."""
         parts = []
         if self.reached_weak:
             parts.append(reached.format(weak=join_values(self.reached_weak, ".2f")))
         if self.stalled_weak:
             parts.append(stalled.format(weak=join_values(self.stalled_weak, ".2f"),
                                         final=join_values(self.stalled_final, ".3f")))
+        if self.unmet_weak:
+            parts.append(unmet.format(weak=join_values(self.unmet_weak, ".2f")))
         return joiner.join(parts)
 
 
@@ -228,13 +269,17 @@ def seeds_count(values: list) -> str:
 def outcomes(d: TransferDelays) -> Outcomes:
     """:class:`Outcomes` of a :class:`TransferDelays`."""
     hit = [observed(t.test) for t in d.transfer]
-    return Outcomes([w for w, h in zip(d.weak_test, hit) if h], [w for w, h in zip(d.weak_test, hit) if not h],
-                    [f for f, h in zip(d.transfer_final, hit) if not h])
+    met = d.premise
+    return Outcomes([w for w, h in zip(d.weak_test, hit) if h],
+                    [w for w, h, ok in zip(d.weak_test, hit, met) if ok and not h],
+                    [f for f, h, ok in zip(d.transfer_final, hit, met) if ok and not h],
+                    [w for w, ok in zip(d.weak_test, met) if not ok])
 
 
 def surpass(d: TransferDelays) -> list:
-    """Fig. 6 "surpass": per seed, the target's final test accuracy minus its weak model's."""
-    return [t - w for t, w in zip(d.transfer_final, d.weak_test)]
+    """Fig. 6 "surpass": per seed, the target's final test accuracy minus its weak model's (not observed
+    where the weak model did not meet the transfer premise)."""
+    return [t - w if observed(t) else NOT_OBSERVED for t, w in zip(d.transfer_final, d.weak_test)]
 
 
 def worst(values: list):

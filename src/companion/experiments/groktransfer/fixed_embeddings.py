@@ -3,7 +3,6 @@ embeddings, its accuracy and the change of its empirical NTK."""
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, replace
 
@@ -116,14 +115,18 @@ def fig2(cfg: FixedEmbeddings, device: str = "cpu") -> dict:
 @dataclass(frozen=True)
 class FixedEmbeddingSummary:
     """Figs. 2, 3: per seed, the 90% delays of the one-hot, binary and Fourier runs; per seed, the
-    final pNTK kernel distance of every embedding that ran and the ratio of the largest to the
-    smallest (how alike the kernels moved)."""
+    final pNTK kernel distance of every embedding that ran; and how alike the kernels moved — per seed,
+    the largest over the common measurement epochs (every epoch after the start that every embedding's
+    run reached: runs stop at different epochs, so only these compare like with like) of the largest
+    over the smallest distance across embeddings, with the epoch where it is largest."""
 
     onehot: list
     binary: list
     fourier: list
     final_ntk: dict  # embedding -> per seed
-    ntk_spread: list  # per seed
+    ntk_spread: list  # per seed: the worst ratio over the common epochs
+    ntk_spread_epoch: list  # per seed: the common epoch of that ratio
+    common_epochs: tuple  # the measurement epochs every embedding reached (after the start)
 
 
 def fixed_embedding_summary(res: dict) -> FixedEmbeddingSummary:
@@ -132,9 +135,20 @@ def fixed_embedding_summary(res: dict) -> FixedEmbeddingSummary:
         r = res[kind]
         return [delays(r["epoch"], tr, te) for tr, te in zip(r["seeds"]["train_acc"], r["seeds"]["test_acc"])]
 
-    last = {k: np.asarray(r["seeds"]["measure"], float)[:, -1] for k, r in res.items() if "skipped" not in r}
-    finals = np.stack(list(last.values())) if last else np.full((1, 1), math.nan)  # (embeddings, seeds)
-    ok = np.isfinite(finals).all(0) & (finals.min(0) > 0)  # a seed whose kernel never moved has no ratio
-    spread = [float(hi / lo) if good else NOT_OBSERVED for hi, lo, good in zip(finals.max(0), finals.min(0), ok)]
+    ran = {k: r for k, r in res.items() if "skipped" not in r}
+    last = {k: np.asarray(r["seeds"]["measure"], float)[:, -1] for k, r in ran.items()}
+    common = sorted(set.intersection(*(set(map(int, r["measure_epoch"])) for r in ran.values())) - {0}) if ran else []
+    n = len(next(iter(last.values()))) if last else 1
+    spread, at = [NOT_OBSERVED] * n, [NOT_OBSERVED] * n
+    if common:
+        # (embeddings, seeds, common epochs)
+        d = np.stack([np.asarray(r["seeds"]["measure"], float)[:, [list(map(int, r["measure_epoch"])).index(t)
+                                                                  for t in common]] for r in ran.values()])
+        ok = np.isfinite(d).all((0, 2)) & (d.min((0, 2)) > 0)  # a seed whose kernel never moved has no ratio
+        ratio = d.max(0) / np.where(d.min(0) > 0, d.min(0), np.nan)  # (seeds, epochs)
+        for i in range(n):
+            if ok[i]:
+                j = int(np.nanargmax(ratio[i]))
+                spread[i], at[i] = float(ratio[i, j]), common[j]
     return FixedEmbeddingSummary(per_seed("onehot"), per_seed("binary"), per_seed("fourier"),
-                                 {k: v.tolist() for k, v in last.items()}, spread)
+                                 {k: v.tolist() for k, v in last.items()}, spread, at, tuple(common))

@@ -17,11 +17,12 @@ import torch
 
 from companion.cache import experiment
 from companion.data.embeddings import Pairs
-from companion.events import first_crossing
+from companion.events import NOT_OBSERVED, first_crossing
 from companion.experiments.groktransfer.common import (
     SELECTION_RULES,
     Hyperparams,
     WeakModel,
+    premise_met,
     select,
     select_weak,
     selection_record,
@@ -42,15 +43,17 @@ class TargetBatch:
     one), ``scratch`` (trainable table), ``random`` (A·B with A random, Fig. 15a), ``merge``
     (transfer, then A·B merged into a table at ``merge_at``, Fig. 15b). One member per
     (seed, entry of ``hypers``, entry of ``checkpoints`` for transfer and merge); target seed i
-    transfers from weak seed i under rule ``select`` (``partial``: its first snapshot at 30%
-    test accuracy, fixed in advance), a fixed checkpoint epoch from the same weak seed.
+    transfers from weak seed i under rule ``select`` (``crossing``, fixed in advance: weak seed i's
+    first snapshot at 30% test accuracy, the paper's transfer point for this weak model in Sec. 4.1;
+    a seed whose weak model never gets there is trained but counts as not observed), or a fixed
+    checkpoint epoch from the same weak seed.
     """
 
     weak: WeakModel = WeakModel()  # the weak model (and the task) the targets are trained on
     kind: str = "transfer"  # one of TARGET_KINDS
     hypers: tuple = (Hyperparams(0.3, 1e-3, 1.0),)  # one member per entry
     checkpoints: tuple = (-1,)  # weak epochs whose embedding is transferred (-1: the selected one)
-    select: str = "partial"  # weak-checkpoint selection rule (common.SELECTION_RULES)
+    select: str = "crossing"  # weak-checkpoint selection rule (common.SELECTION_RULES)
     n_seeds: int = unstated(3)  # target seeds trained at once (seed i on weak seed i)
     epochs: int = 10_000  # full-batch AdamW steps
     d_embed: int = 128  # d_T
@@ -375,7 +378,7 @@ def cost(weak: dict, transfer: dict, scratch: dict, threshold: float = 0.95) -> 
     per_epoch = weak["cpu_s"] / max(weak["epoch"][-1], 1)  # one weak seed's share of the batch
     tw = [per_epoch * sel["epoch"] for sel in transfer["selections"]]
     tg = [transfer["cpu_s_per_epoch"] * first_crossing(transfer["epoch"], transfer["test_acc"][m], threshold)
-          for m in transfer["seed_members"]]
+          if ok else NOT_OBSERVED for m, ok in zip(transfer["seed_members"], premise_met(transfer))]
     ts = [scratch["cpu_s_per_epoch"] * first_crossing(scratch["epoch"], scratch["test_acc"][m], threshold)
           for m in scratch["seed_members"]]
     ratio = [(w + g) / s for w, g, s in zip(tw, tg, ts)]
