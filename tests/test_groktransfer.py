@@ -362,6 +362,16 @@ def test_a_weak_model_that_never_meets_the_premise_gives_not_observed():
     assert "never met the transfer premise" in out.describe("{weak}", "{weak} {final}")
 
 
+def test_a_transformer_from_a_weak_model_that_missed_the_premise_is_not_observed():
+    """Figs. 8, 16: the transformer targets read the same premise as the FNN targets — a seed whose weak
+    model never reached its 30% crossing has no test epoch, though its own curve crossed 90%."""
+    step = np.arange(4) * 10
+    curve = {"step": step, "test_acc": np.array([0, .5, .95, 1]), "train_acc": np.ones(4)}
+    run = {"seeds": [curve, curve], "selections": [{"in_band": True}, {"in_band": False}]}
+    assert ex.seed_test_epochs(run) == [20, NOT_OBSERVED]
+    assert ex.seed_test_epochs({"seeds": [curve], "selections": [None]}) == [20]  # scratch: nothing transferred
+
+
 def test_delays_of_a_run_that_never_generalises_are_not_observed():
     """A scratch run that never reaches 90% test has no delay, and "GrokTransfer is sooner" is
     not observed: neither can pass a bound."""

@@ -15,11 +15,13 @@ from companion.figures.groktransfer_tables import (  # noqa: F401  (the chapter'
     fig8_note,
     flops_note,
     neurons_note,
+    ntk_deviation,
     one_step_note,
     parity_note,
     parity_transformer_note,
     ratio_table,
     selection_table,
+    sooner_count,
     table1,
     two_neuron_note,
 )

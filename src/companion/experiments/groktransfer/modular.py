@@ -167,22 +167,14 @@ WEAK_ADD_CPU = replace(
     epochs=1000,  # 10⁴ -> 10³
     snapshot_every=10,
 )
-WEAK_ADD_SMOKE = replace(
-    WEAK_ADD,
-    epochs=60,
-    snapshot_every=10,
-)
+WEAK_ADD_SMOKE = replace(WEAK_ADD, epochs=60, snapshot_every=10)
 WEAK_MUL = replace(WEAK_ADD, op="mul")
 WEAK_MUL_CPU = replace(
     WEAK_MUL,
     epochs=2000,  # multiplication's weak models are still improving at 1000 epochs
     snapshot_every=10,
 )
-WEAK_MUL_SMOKE = replace(
-    WEAK_MUL,
-    epochs=60,
-    snapshot_every=10,
-)
+WEAK_MUL_SMOKE = replace(WEAK_MUL, epochs=60, snapshot_every=10)
 
 #: the working configs at the reduced size (32, 128). Scratch keeps the paper's Fig. 1b (init, wd) = (1, 3) with lr
 #: 0.05 -> 0.012. Measured at (32, 128), three seeds: at 0.05 one seed never fitted the training set in 1500 epochs
