@@ -628,7 +628,6 @@ FIG10 = ("it is evident that increasing the model's embedding dimension raises t
          "but when the dimension is increased to 512, the test accuracy eventually reaches 0.99 (App. D.1)")
 w10 = ex.width_ceilings(widths, "Fig. 10") if widths else None
 if w10 is not None and min(map(len, widths.values())) >= min_seeds:
-    n_flat = {d: sum(w10["levelled"][d]) for d in (w10["narrow"], w10["wide"])}
     claims.claim("widths_10_ceiling", ref="Fig. 10",
                  quantity=f"p = 43: ceiling (best mirror-untrained accuracy of a run that has levelled off), "
                           f"d_model {w10['wide']} − d_model {w10['narrow']}",
@@ -636,12 +635,7 @@ if w10 is not None and min(map(len, widths.values())) >= min_seeds:
                  basis="'raises the upper bound': the wider model's ceiling above the narrower's, same epochs; a "
                        "ceiling is read only from a run whose best rose by at most 0.01 over its last quarter (a "
                        "best taken mid-climb says which run started first, not where it ends)",
-                 known_deviation=(
-                     f"reduced profile, not observed: in {cfg['widths'].base.train.steps} epochs "
-                     f"{n_flat[w10['narrow']]} of {len(w10['gain'])} d_model {w10['narrow']} runs and "
-                     f"{n_flat[w10['wide']]} d_model {w10['wide']} runs levelled off (best mirror-untrained "
-                     f"{fmt(w10['best'][w10['narrow']])} and {fmt(w10['best'][w10['wide']])} per seed, still "
-                     "rising where not levelled), so no seed has both ceilings")
+                 known_deviation=sfigs.ceiling_deviation(w10, cfg["widths"].base.train.steps)
                  if profile == "cpu" else None)
     claims.claim("widths_10_reaches", ref="Fig. 10", quantity=f"p = 43: best test accuracy at d_model {w10['wide']}",
                  per_seed=w10["wide_best_test"], expected=at_least(0.99), quote=FIG10,
@@ -668,17 +662,7 @@ if w10 is not None and min(map(len, widths.values())) >= min_seeds:
                            "ends with the larger spread; if the spread only followed the training fit (both fit "
                            "every training pair) the difference would be about 0. A seed where both widths or "
                            "neither generalise has no contrast (not observed)")
-        display(Markdown(
-            f"**Thm 3.5's control.** Both widths fit every training pair; which of them generalised (onset, "
-            f"mirror-untrained accuracy ≥ 0.95) differs by seed: d_model {w10['narrow']} "
-            f"{', '.join('yes' if g else 'no' for g in w10['grokked'][w10['narrow']])}, d_model {w10['wide']} "
-            f"{', '.join('yes' if g else 'no' for g in w10['grokked'][w10['wide']])} (seed order). The class spread "
-            f"ends at {fmt(spread_lo['end'])} (d_model {w10['narrow']}) and {fmt(spread_hi['end'])} (d_model "
-            f"{w10['wide']}); where exactly one width generalised, the other's spread minus its own is "
-            f"{fmt(w10['spread_gap'])} (the claim). The rank correlation with test accuracy that "
-            f"`thm35_spread_shrinks` tests is {fmt(spread_lo['rho_acc'])} in the d_model {w10['narrow']} runs too, "
-            "generalising or not (test accuracy rises on mirrored pairs alone), so that claim cannot tell the two "
-            "apart: the level of the spread carries the theorem's content, its correlation does not."))
+        display(sfigs.thm35_control_note(w10, spread_lo, spread_hi))
 FIG11 = ("we continuously increased the value of k until grokking ceased to appear at lower embedding dimensions. "
          "Then, we further increased the embedding dimension. The outcome is striking: enlarging the embedding "
          "dimension led grokking to re-emerge (App. D.1)")

@@ -115,3 +115,10 @@ def test_a_ceiling_is_read_only_from_runs_that_levelled_off():
     assert w["spread_gap"][2] is NOT_OBSERVED  # both generalised: no contrast
     swapped = ex.width_ceilings({("Fig. 10", 32): [flat_high], ("Fig. 10", 64): [flat_low]}, "Fig. 10")
     assert swapped["spread_gap"][0] == pytest.approx(0.9 - 0.2)  # the narrow one generalised: still non − gen
+    # the chapter's texts, formatted from these numbers
+    from companion.figures import progress_measures_seeds as sfigs
+
+    text = sfigs.ceiling_deviation(w, 800)
+    assert "in 800 epochs 3 of 3 d_model 32 runs and 2 d_model 64 runs levelled off" in text
+    note = sfigs.thm35_control_note(w, w["spread"][32], w["spread"][64]).data
+    assert "d_model 32 no, no, yes, d_model 64 no, yes, yes" in note and "not observed, 0.7, not observed" in note
