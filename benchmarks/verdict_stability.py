@@ -29,13 +29,23 @@ def claims_of(out: Path) -> Path:
 
 
 def build_info(out: Path) -> dict:
+    """The seed, fingerprint and finish time of the last build into ``out``, and the time of the last build of
+    the whole book there (a later build of one chapter publishes into the same folder; its time is not the
+    book's)."""
     try:
         b = json.loads((out / "build.json").read_text())
     except OSError:
         return {}
-    return {"seed": b.get("seed"), "seconds": round(b.get("seconds", 0)), "numerics": b.get("numerics"),
-            "finished": b.get("finished"),
-            "chapters": {k: round(v["seconds"]) for k, v in b.get("chapters", {}).items()}}
+    whole = None
+    for f in sorted((out / "builds").glob("*/build.json")):
+        w = json.loads(f.read_text())
+        if w.get("seed") == b.get("seed") and len(w.get("chapters", {})) >= 6:
+            whole = w
+    w = whole or b
+    return {"seed": b.get("seed"), "seconds": round(w.get("seconds", 0)), "whole_book": whole is not None,
+            "numerics": b.get("numerics"),
+            "finished": b.get("finished"), "whole_book_finished": w.get("finished"),
+            "chapters": {k: round(v["seconds"]) for k, v in w.get("chapters", {}).items()}}
 
 
 a, b = load_claims(claims_of(a_out)), load_claims(claims_of(b_out))
@@ -50,6 +60,8 @@ def side(c):
 
 
 record = {"builds": info, "counts": {"A": ca, "B": cb},
+          "gating_flips": {"hard": sum(c.gating_flip and "undecided" not in c.verdicts for c in changes),
+                           "soft": sum(c.gating_flip and "undecided" in c.verdicts for c in changes)},
           "claims": [{"chapter": c.chapter, "id": c.id, "kind": c.kind, "gating_flip": c.gating_flip,
                       "flipped": c.flipped, "A": side(c.a), "B": side(c.b)} for c in changes]}
 claims_lines = ",\n".join(json.dumps(c, ensure_ascii=False) for c in record.pop("claims"))  # one claim a line
@@ -57,8 +69,15 @@ head = json.dumps(record, indent=1, ensure_ascii=False)[:-2]
 (HERE / "verdict_stability.json").write_text(f'{head},\n "claims": [\n{claims_lines}\n ]\n}}\n')
 
 seed = {k: v.get("seed", "?") for k, v in info.items()}
-lines = [f"Build A: seed {seed['A']}, {info['A'].get('seconds', '?')} s; build B: seed {seed['B']}, "
-         f"{info['B'].get('seconds', '?')} s (finished {info['A'].get('finished')} and {info['B'].get('finished')}).",
+
+
+def timing(i: dict) -> str:
+    what = "the whole book" if i.get("whole_book") else "its last build (the whole book's is no longer kept)"
+    return f"{what} in {i.get('seconds', '?')} s, finished {i.get('whole_book_finished')}"
+
+
+lines = [f"Build A: seed {seed['A']}, {timing(info['A'])}; build B: seed {seed['B']}, {timing(info['B'])}; claims "
+         f"as last published {info['A'].get('finished')} and {info['B'].get('finished')}.",
          "", "| chapter | held A / B | known deviation A / B | undecided A / B | failed A / B | hypotheses supported / "
          "refuted / undecided A | … B |", "|---|---|---|---|---|---|---|"]
 for ch in sorted(set(ca) | set(cb)):
@@ -74,16 +93,19 @@ for ch in sorted(set(ca) | set(cb)):
                  f"{hyp(x)} | {hyp(y)} |")
 gating = [c for c in changes if c.gating_flip]
 other = [c for c in changes if c.flipped and not c.gating_flip]
+hard = [c for c in gating if "undecided" not in c.verdicts]  # one build asserts the opposite of the other
 lines += ["", f"**{len(gating)} gating verdict(s) differ** (a claim of a paper held, failed or a known deviation in "
-          "one build and not the same in the other):", ""]
+          f"one build and not the same in the other): **{len(hard)} hard** (held, failed and known deviation "
+          f"against each other: one build asserts what the other denies), {len(gating) - len(hard)} soft (decided "
+          "in one build, undecided in the other):", ""]
 
 
 def values(c) -> str:
     return "—" if c is None else _fmt(c.per_seed or c.measured)
 
 
-lines += [f"- `{c.chapter}/{c.id}`: {c.verdicts[0]} → {c.verdicts[1]}; A {values(c.a)}, B {values(c.b)}"
-          for c in gating] or ["- none"]
+lines += [f"- `{c.chapter}/{c.id}`: {c.verdicts[0]} → {c.verdicts[1]}{' (hard)' if c in hard else ''}; "
+          f"A {values(c.a)}, B {values(c.b)}" for c in gating] or ["- none"]
 lines += ["", f"{len(other)} other verdict(s) differ (hypotheses and consistency checks, which never gate a "
           "build):", ""]
 lines += [f"- `{c.chapter}/{c.id}` ({c.kind}): {c.verdicts[0]} → {c.verdicts[1]}" for c in other] or ["- none"]
