@@ -176,7 +176,8 @@ def fig6(weaks: list, gts: list, scs: list, titles: list, sels: list):
         _curve(axs[1, j], sc["epoch"], sc["train_acc"][0], sc["test_acc"][0], SCRATCH_C, "from scratch")
         _curve(axs[1, j], gt["epoch"], gt["train_acc"][0], gt["test_acc"][0], GT_C, "GrokTransfer")
         axs[1, j].legend(fontsize=7)
-        paper_title(axs[1, j], "", f"{t}: target")
+        unmet = sel.get("in_band", True) is False  # the weak model never reached its transfer point
+        paper_title(axs[1, j], "", f"{t}: target" + (" (weak premise not met: not a result)" if unmet else ""))
     return fig
 
 
