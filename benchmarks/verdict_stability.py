@@ -78,8 +78,9 @@ def timing(i: dict) -> str:
 
 lines = [f"Build A: seed {seed['A']}, {timing(info['A'])}; build B: seed {seed['B']}, {timing(info['B'])}; claims "
          f"as last published {info['A'].get('finished')} and {info['B'].get('finished')}.",
-         "", "| chapter | held A / B | known deviation A / B | undecided A / B | failed A / B | hypotheses supported / "
-         "refuted / undecided A | … B |", "|---|---|---|---|---|---|---|"]
+         "", "| chapter | held A / B | known deviation A / B | undecided A / B | vacuous A / B | failed A / B | "
+         "hypotheses supported / refuted / undecided / not applicable / vacuous A | … B |",
+         "|---|---|---|---|---|---|---|---|"]
 for ch in sorted(set(ca) | set(cb)):
     x, y = ca.get(ch, {}), cb.get(ch, {})
 
@@ -87,17 +88,18 @@ for ch in sorted(set(ca) | set(cb)):
         return f"{x.get(v, 0)} / {y.get(v, 0)}"
 
     def hyp(c):
-        return " / ".join(str(c.get(f"hypotheses {v}", 0)) for v in ("supported", "refuted", "undecided"))
+        return " / ".join(str(c.get(f"hypotheses {v}", 0)) for v in ("supported", "refuted", "undecided",
+                                                                      "not applicable", "vacuous"))
 
-    lines.append(f"| {ch} | {pair('held')} | {pair('known-deviation')} | {pair('undecided')} | {pair('failed')} | "
-                 f"{hyp(x)} | {hyp(y)} |")
+    lines.append(f"| {ch} | {pair('held')} | {pair('known-deviation')} | {pair('undecided')} | {pair('vacuous')} | "
+                 f"{pair('failed')} | {hyp(x)} | {hyp(y)} |")
 gating = [c for c in changes if c.gating_flip]
 other = [c for c in changes if c.flipped and not c.gating_flip]
-hard = [c for c in gating if "undecided" not in c.verdicts]  # one build asserts the opposite of the other
+hard = [c for c in gating if not {"undecided", "vacuous"} & set(c.verdicts)]  # one asserts what the other denies
 lines += ["", f"**{len(gating)} gating verdict(s) differ** (a claim of a paper held, failed or a known deviation in "
           f"one build and not the same in the other): **{len(hard)} hard** (held, failed and known deviation "
           f"against each other: one build asserts what the other denies), {len(gating) - len(hard)} soft (decided "
-          "in one build, undecided in the other):", ""]
+          "in one build, undecided or vacuous in the other):", ""]
 
 
 def values(c) -> str:

@@ -67,7 +67,7 @@ def test_sidecar_records_every_check_at_once(tmp_path):
     recs = load_claims(tmp_path)
     assert [r.verdict for r in recs] == ["held", "known-deviation", "failed"]
     assert {"id", "paper_ref", "statement", "measured", "expected", "verdict", "profile"} <= set(on_disk[0])
-    assert c.summary() == {"held": 1, "failed": 1, "known-deviation": 1, "undecided": 0}
+    assert c.summary() == {"held": 1, "failed": 1, "known-deviation": 1, "undecided": 0, "vacuous": 0}
     assert "known deviation</span> — factor 2" in markdown_table(recs)
 
 
@@ -214,7 +214,7 @@ def test_consistency_checks_are_counted_apart(tmp_path):
     c.claim("paper", ref="Fig. 1", quantity="q", per_seed=[1, 2, 3], expected=at_least(0), quote=QUOTE, basis=BASIS)
     c.claim("identity", ref="Eq. 3", quantity="|lhs − rhs|", measured=1e-15, expected=at_most(1e-9),
             kind="consistency", basis="Eq. 3 is an identity of the model's definition")
-    assert c.summary() == {"held": 1, "failed": 0, "known-deviation": 0, "undecided": 0}
+    assert c.summary() == {"held": 1, "failed": 0, "known-deviation": 0, "undecided": 0, "vacuous": 0}
     table = markdown_table(c.records)
     assert "Consistency checks" in table and table.index("| `identity`") > table.index("Consistency checks")
     assert "the paper's words" in table and "the argument for the bound" in table
@@ -238,7 +238,7 @@ def test_weak_lists_fragile_held_claims(tmp_path):
     c.claim("close", ref="Fig. 1", quantity="q", per_seed=[1.02, 1.5, 2.0], expected=at_least(1.0),
             quote=QUOTE, basis=BASIS)
     c.claim("sturdy", ref="Fig. 1", quantity="q", per_seed=[3.0, 4.0, 5.0], expected=at_least(1.0),
-            quote=QUOTE, basis=BASIS)
+            quote=QUOTE, basis=BASIS, no_control="a property no run lacks")
     c.claim("split", ref="Fig. 1", quantity="q", per_seed=[3.0, 0.5, 5.0, 4.0, 6.0], expected=at_least(1.0),
             quote=QUOTE, basis=BASIS, rule=seeds_at_least(4))  # 5 seeds: a straddle may decide
     c.check("old", "Fig. 2", "older form", 3.0, at_least(1.0))
@@ -314,3 +314,65 @@ def test_the_bootstrap_interval_of_a_mean_covers_it_at_about_its_level():
         lo, hi = bootstrap_interval(draws, np.mean, n=400, seed=i)
         hits += lo <= 2.0 <= hi
     assert hits >= 176
+
+
+# --------------------------------------------------------------------------- controls
+def _controlled(tmp_path, run, control, rule=ALL_SEEDS, expected=None):
+    from companion.claims import ControlRun
+
+    claims = Claims("ch", "cpu", tmp_path)
+    return claims.claim("c", ref="Fig. 1", quantity="delay", per_seed=run, rule=rule,
+                        expected=expected or at_least(5), quote="well past", basis="an argument",
+                        control=ControlRun("90% of the pairs", "no delay", per_seed=control))
+
+
+def test_a_claim_whose_control_fails_in_every_seed_is_held(tmp_path):
+    c = _controlled(tmp_path, [20, 31, 24], [3.4, 3.2, NOT_OBSERVED])
+    assert c.verdict == "held" and c.controls[0]["seeds_held"] == 0 and not c.controls[0]["passes"]
+
+
+def test_a_claim_whose_control_passes_too_is_vacuous_not_held(tmp_path):
+    c = _controlled(tmp_path, [20, 31, 24], [6.0, 7.0, 8.0])
+    assert c.verdict == "vacuous" and "does not need the paper's effect" in c.vacuous
+    assert item_status([c]) == "not reproduced"  # a vacuous claim never counts as held
+    assert _controlled(tmp_path / "m", [20, 31, 24], [1.0, 6.0, 7.0], rule=MEDIAN).verdict == "vacuous"
+
+
+def test_a_control_that_meets_the_bound_in_some_seeds_leaves_the_claim_undecided(tmp_path):
+    c = _controlled(tmp_path, [20, 31, 24], [3.0, 6.0, 2.0])
+    assert c.verdict == "undecided" and "1 of 3 seeds" in c.undecided
+
+
+def test_a_control_does_not_rescue_a_claim_that_fails(tmp_path):
+    assert _controlled(tmp_path, [2, 3, 4], [1, 1, 1]).verdict == "failed"
+
+
+def test_controls_survive_the_sidecar_and_show_in_the_table(tmp_path):
+    _controlled(tmp_path, [20, 31, 24], [3.4, 3.2, NOT_OBSERVED])
+    (c,) = load_claims(tmp_path)
+    assert c.controls[0]["name"] == "90% of the pairs" and c.controls[0]["per_seed"][:2] == [3.4, 3.2]
+    table = markdown_table([c])
+    assert "control (90% of the pairs): 0/3 meet the bound" in table and "Control: 90% of the pairs — no delay" in table
+
+
+def test_weak_lists_a_held_claim_from_trained_runs_with_no_control_and_no_reason(tmp_path):
+    claims = Claims("ch", "cpu", tmp_path)
+    kw = dict(ref="Fig. 1", quantity="q", per_seed=[1.0, 1.0, 1.0], expected=at_least(0.5), quote="q", basis="b")
+    bare = claims.claim("bare", **kw)
+    excused = claims.claim("excused", no_control="a property of the closed form: no run lacks it", **kw)
+    reasons = {c.id: why for c, why in weak([bare, excused])}
+    assert any("no control" in w for w in reasons["bare"]) and "excused" not in reasons
+
+
+def test_signed_changes_fail_on_growth_and_on_a_wiggle_below_their_size():
+    from companion.claims import falls_by, rises_by
+
+    falls = falls_by(0.1)
+    assert falls.holds(0.75) and falls.holds(0.9)
+    assert not falls.holds(0.99) and not falls.holds(1.0) and not falls.holds(2.1)  # a wiggle, no change, growth
+    assert not falls.holds(NOT_OBSERVED)
+    rises = rises_by(0.1)
+    assert rises.holds(2.1) and not rises.holds(1.05) and not rises.holds(0.5)
+    assert str(falls) == "falls by ≥ 10% (ratio ≤ 0.9)"
+    with pytest.raises(ValueError):
+        falls_by(1.5)

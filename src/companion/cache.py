@@ -65,8 +65,8 @@ def cache_dir() -> Path:
 #: the library's modules that decide and show verdicts from results and never compute a cached result
 #: (checked by ``tests/test_cache.py``: no module with an experiment imports them, directly or not). An
 #: edit of them — a claim's rule, the report, the build — leaves every cached experiment valid.
-VERDICT_MODULES = ("build.py", "chapters_format.py", "claims.py", "claims_text.py", "cli.py", "execute.py",
-                   "expectations.py", "hypotheses.py", "publish.py", "report.py", "figures/")
+VERDICT_MODULES = ("build.py", "chapters_format.py", "claims.py", "claims_tables.py", "claims_text.py", "cli.py",
+                   "execute.py", "expectations.py", "hypotheses.py", "publish.py", "report.py", "figures/")
 
 
 def library_hash() -> str:

@@ -34,6 +34,16 @@ not happen is :data:`~companion.events.NOT_OBSERVED` and fails every expectation
 numbers, theory against its own limit) is ``kind="consistency"``: computed and shown, but
 counted apart from the paper's claims.
 
+**Controls.** A held claim must be one that would have failed without the paper's effect, so a claim
+from a trained run carries ``control=``: the same measurement on a run that lacks the effect
+(:class:`~companion.expectations.ControlRun`: weight decay 0, a large training fraction, a random
+embedding, a shortcut-only model). It is ``held`` only when the run meets the expectation and the
+control meets it in no seed; ``vacuous`` (counted apart, never held, never failing the build) when the
+control passes the claim's rule too; ``undecided`` when the control meets it in some seeds. A claim
+from a trained run without a control says why in ``no_control=``; ``companion claims --weak`` lists the
+held ones with neither. Changes are signed and sized (:func:`falls_by`, :func:`rises_by`), so growth
+or a 1% wiggle cannot pass a claim that something falls.
+
 **Hypotheses** (:meth:`Claims.hypothesis`, the synthesis chapter's form) test one paper's
 *explanation* of grokking in a setting, possibly another paper's: a :class:`Prediction` written
 in the library before the run (whose explanation, what it predicts, the expectation that decides
@@ -54,6 +64,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.claims_tables import (  # noqa: F401  (re-exported: chapters and the report import them from here)
+    BADGE,
+    HYPOTHESIS_BADGE,
+    STATUSES,
+    _cell,
+    badge,
+    control_text,
+    item_status,
+    item_statuses,
+    markdown_table,
+    status_badge,
+)
 from companion.events import NOT_OBSERVED
 from companion.expectations import (  # noqa: F401  (re-exported: chapters import them from here)
     ALL_SEEDS,
@@ -61,6 +83,7 @@ from companion.expectations import (  # noqa: F401  (re-exported: chapters impor
     MIN_SEEDS,
     NEVER_TEXT,
     STRADDLE_SEEDS,
+    ControlRun,
     Expectation,
     Prediction,
     Rule,
@@ -74,24 +97,29 @@ from companion.expectations import (  # noqa: F401  (re-exported: chapters impor
     at_most,
     between,
     close_to,
+    control_verdict,
     decide,
     deviation_within_spread,
+    falls_by,
     greater_than,
     interval_reason,
     is_infinite,
     is_true,
     less_than,
     never,
+    rises_by,
     seeds_at_least,
     undecided_reason,
     within,
 )
 
 #: the verdicts of a claim of the paper; only ``failed`` fails a build (``undecided``: the seeds could not
-#: decide it, shown amber with their values and counted apart)
-VERDICTS = ("held", "failed", "known-deviation", "undecided")
-#: the verdicts of a hypothesis (:meth:`Claims.hypothesis`); none fails the build
-HYPOTHESIS_VERDICTS = ("supported", "refuted", "undecided")
+#: decide it, shown amber with their values and counted apart; ``vacuous``: it held, but so did its control,
+#: a run without the paper's effect — never counted as held)
+VERDICTS = ("held", "failed", "known-deviation", "undecided", "vacuous")
+#: the verdicts of a hypothesis (:meth:`Claims.hypothesis`); none fails the build (``not applicable``: the
+#: event the test needs — a test clock — never arrived; ``vacuous``: the prediction held, and so did a null clock)
+HYPOTHESIS_VERDICTS = ("supported", "refuted", "undecided", "not applicable", "vacuous")
 #: claims of the paper, checks that hold by construction (counted apart), and hypotheses that test
 #: one paper's explanation in a setting (the synthesis chapter; counted apart, never failing a build)
 KINDS = ("paper", "consistency", "hypothesis")
@@ -122,6 +150,11 @@ class Claim:
     margin: float | None = None  # distance of the deciding value from the bound, relative
     one_value: str | None = None  # why a claim from a trained run rests on one value
     undecided: str | None = None  # why the seeds could not decide (too few, on both sides of the bound)
+    # controls: the same measurement on runs without the paper's effect (ControlRun.record), or why none applies
+    controls: list | None = None
+    no_control: str | None = None
+    vacuous: str | None = None  # why the claim is vacuous (a control passed too)
+    applicable: list | None = None  # hypotheses: per seed, whether the event the test needs happened
     # hypotheses (Claims.hypothesis) only
     explanation: str | None = None  # whose explanation is tested, e.g. "Kumar et al."
     setting: str | None = None  # where it is tested, e.g. "transformer, a + b mod 47"
@@ -142,6 +175,8 @@ class Claim:
         reason = f" ({self.reason})" if self.reason else ""
         seeds = f", held in {self.seeds} seeds ({_fmt(self.per_seed)})" if self.per_seed else ""
         seeds += f"; {self.undecided}" if self.undecided else ""
+        seeds += "".join(f"; {control_text(c)}" for c in self.controls or ())
+        seeds += f"; {self.vacuous}" if self.vacuous else ""
         return (f"{badge(self.verdict)}{reason} — `{self.id}` ({self.paper_ref}): {self.statement}. "
                 f"Measured **{_fmt(self.measured)}**, expected {self.expected}{seeds}.")
 
@@ -192,12 +227,19 @@ class Claims:
     def claim(self, id: str, *, ref: str, quantity: str, expected: Expectation, measured: Any = None,
               per_seed: list | None = None, rule: Rule = ALL_SEEDS, quote: str | None = None,
               basis: str | None = None, kind: str = "paper", known_deviation: str | None = None,
-              one_value: str | None = None, interval: tuple[float, float] | None = None) -> Claim:
+              one_value: str | None = None, interval: tuple[float, float] | None = None,
+              control: ControlRun | list[ControlRun] | None = None, no_control: str | None = None) -> Claim:
         """Record a claim that can fail; see the module docstring. Give ``measured`` (one value:
         say why in ``one_value`` if it comes from a trained run) or ``per_seed`` (one per seed). A value
         computed from several draws (a mean over them) may carry its 95% ``interval`` over the draws
         (:func:`~companion.expectations.bootstrap_interval`): when it reaches across the bound the claim
-        is undecided."""
+        is undecided.
+
+        ``control``: the same measurement on a run without the paper's effect (:class:`ControlRun`, or
+        several): a held claim whose control passes too is ``vacuous``, one whose control meets the bound
+        in some seeds ``undecided`` (:func:`~companion.expectations.control_verdict`). A claim from a
+        trained run with no control says in ``no_control`` why none applies; ``companion claims --weak``
+        lists those with neither."""
         if kind not in KINDS:
             raise ValueError(f"unknown claim kind {kind!r}; valid kinds: {', '.join(KINDS)}")
         if (measured is None) == (per_seed is None):
@@ -225,19 +267,30 @@ class Claims:
             if self.profile in STRICT_PROFILES and kind == "paper" and why:
                 extra["undecided"] = why
         decided = "undecided" if extra.get("undecided") else verdict(holds, known_deviation)
+        if control is not None:
+            rule_used = rule if per_seed is not None else ALL_SEEDS
+            extra["controls"] = [c.record(expected, rule_used) for c in
+                                 ([control] if isinstance(control, ControlRun) else control)]
+            decided, why_not = control_verdict(decided, extra["controls"])
+            if decided == "vacuous":
+                extra["vacuous"] = why_not
+            elif why_not:
+                extra["undecided"] = why_not
         return self._add(Claim(id, ref, quantity, shown, str(expected), decided,
                                self.profile, self.chapter, known_deviation, quantity=quantity, quote=quote,
-                               basis=basis, kind=kind, margin=margin, one_value=one_value, **extra))
+                               basis=basis, kind=kind, margin=margin, one_value=one_value, no_control=no_control,
+                               **extra))
 
     def hypothesis(self, id: str, *, ref: str, setting: str, quantity: str, prediction: Prediction,
                    measured: Any = None, per_seed: list | None = None, rule: Rule = ALL_SEEDS,
-                   basis: str | None = None, group: str | None = None) -> Claim:
+                   basis: str | None = None, group: str | None = None, applicable: list | None = None,
+                   nulls: dict | None = None) -> Claim:
         """Record a test of one paper's explanation in ``setting``: :func:`companion.hypotheses.decide_hypothesis`."""
         from companion.hypotheses import decide_hypothesis
 
         return self._add(decide_hypothesis(self.chapter, self.profile, id, ref=ref, setting=setting, quantity=quantity,
                                            prediction=prediction, measured=measured, per_seed=per_seed, rule=rule,
-                                           basis=basis, group=group))
+                                           basis=basis, group=group, applicable=applicable, nulls=nulls))
 
     def verdict_table(self, records: list[Claim] | None = None):
         """The hypotheses' verdicts, explanation by setting (:func:`companion.hypotheses.verdict_table`),
@@ -292,103 +345,3 @@ def load_claims(directory: Path) -> list[Claim]:
                 d["per_seed"] = [back(v) for v in d["per_seed"]]
             out.append(Claim(**d))
     return out
-
-
-BADGE = {"held": "held", "failed": "FAILED", "known-deviation": "known deviation", "undecided": "undecided"}
-#: the badges of hypotheses (:meth:`Claims.hypothesis`) and of the cells of :func:`verdict_table`
-HYPOTHESIS_BADGE = {"supported": "supported", "refuted": "refuted", "undecided": "undecided",
-                    "definition-dependent": "definition-dependent", "not applicable": "not applicable"}
-
-
-def badge(verdict: str) -> str:
-    """A verdict as a text badge (styled by ``_static/companion.css``; readable without it)."""
-    text = BADGE.get(verdict) or HYPOTHESIS_BADGE[verdict]
-    return f'<span class="claim-badge claim-{verdict.replace(" ", "-")}">{text}</span>'
-
-
-def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def markdown_table(records: list[Claim], with_chapter: bool = True) -> str:
-    """The paper's claims, then the hypotheses (:mod:`companion.hypotheses`), then where each bound
-    comes from, then the consistency checks."""
-    if not records:
-        return "*No claims recorded.*"
-    paper = [c for c in records if c.kind == "paper"]
-    checks = [c for c in records if c.kind == "consistency"]
-    hypotheses = [c for c in records if c.kind == "hypothesis"]
-
-    def table(recs: list[Claim]) -> list[str]:
-        head = (["chapter"] if with_chapter else []) + ["claim", "paper", "quantity", "measured", "expected",
-                                                        "seeds", "verdict"]
-        rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        for c in recs:
-            note = f" — {c.reason}" if c.reason else ""
-            seeds = f"{c.seeds}: {_fmt(c.per_seed)}" if c.per_seed else (f"one ({c.one_value})" if c.one_value else "—")
-            seeds += f" ({c.undecided})" if c.undecided else ""
-            cells = ([c.chapter] if with_chapter else []) + [
-                f"`{c.id}`", c.paper_ref, c.statement, _fmt(c.measured), c.expected, seeds, badge(c.verdict) + note]
-            rows.append("| " + " | ".join(_cell(x) for x in cells) + " |")
-        return rows
-
-    out = table(paper) if paper else ([] if hypotheses else ["*No claims of the paper recorded.*"])
-    if hypotheses:
-        from companion.hypotheses import hypothesis_table
-
-        out += ["", hypothesis_table(hypotheses, with_chapter=with_chapter)]
-    sourced = [c for c in records if (c.quote or c.basis) and c.kind != "hypothesis"]
-    if sourced:
-        out += ["", "**What each claim tests, and where its bound comes from:**", ""]
-        for c in sourced:
-            quote = f" The paper: “{c.quote}”" if c.quote else ""
-            basis = "the number is the paper's" if c.basis == "paper" else c.basis
-            out.append(f"- `{c.id}` ({c.paper_ref}).{quote} Bound: {basis}.")
-    if checks:
-        out += ["", "**Consistency checks** (they hold by construction: a failure means a bug, a pass is not "
-                "evidence for the paper; counted apart):", ""] + table(checks)
-    return "\n".join(out)
-
-
-#: what a paper item's claims say about it, as a whole (:func:`item_status`)
-STATUSES = ("reproduced", "partly", "undecided", "not reproduced", "not observed", "absent")
-
-
-def item_status(records: list[Claim]) -> str:
-    """A paper item (figure, table, equation) from its claims of the paper: every one held →
-    reproduced; some → partly; none, with every measured event not observed → not observed;
-    none, with some undecided and none failed → undecided; none → not reproduced; no claim → absent.
-    Consistency checks do not count."""
-    paper = [c for c in records if c.kind == "paper"]
-    if not paper:
-        return "absent"
-    held = [c.verdict == "held" for c in paper]
-    if all(held):
-        return "reproduced"
-    if any(held):
-        return "partly"
-    if all(c.measured is NOT_OBSERVED for c in paper):
-        return "not observed"
-    if any(c.verdict == "undecided" for c in paper) and not any(c.verdict == "failed" for c in paper):
-        return "undecided"
-    return "not reproduced"
-
-
-def item_statuses(records: list[Claim]) -> str:
-    """One line per status: the paper items whose claims give it (:func:`item_status`), in the
-    order the claims name them; e.g. ``reproduced — Fig. 1, Fig. 3`` (items with no claim are
-    the report's to list)."""
-    from companion.report import paper_items
-
-    items: list[str] = []
-    for r in records:
-        if r.kind == "paper":  # an item checked only for consistency has no status of its own
-            items += [i for i in paper_items(r.paper_ref) if i not in items]
-    status = {i: item_status([r for r in records if i in paper_items(r.paper_ref)]) for i in items}
-    lines = [f"- {status_badge(s)} {', '.join(i for i in items if status[i] == s)}"
-             for s in STATUSES if s in status.values()]
-    return "**Paper items at this build**, each from its claims of the paper:\n\n" + "\n".join(lines) if lines else ""
-
-
-def status_badge(status: str) -> str:
-    return f'<span class="claim-badge item-{status.replace(" ", "-")}">{status}</span>'

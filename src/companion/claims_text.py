@@ -16,7 +16,8 @@ GATING = ("held", "failed", "known-deviation")
 
 def weak(records: list[Claim], near: float = 0.05) -> list[tuple[Claim, list[str]]]:
     """Held claims of the paper that are fragile: on one value of a trained run, within ``near``
-    (relative) of their bound, with a seed on the other side, or without the paper's words."""
+    (relative) of their bound, with a seed on the other side, without the paper's words, or from a
+    trained run with no control and no reason why none applies."""
     out = []
     for c in records:
         if c.kind != "paper" or c.verdict != "held":
@@ -32,6 +33,8 @@ def weak(records: list[Claim], near: float = 0.05) -> list[tuple[Claim, list[str
             why.append(f"a seed on the other side ({c.seeds} hold)")
         if c.margin is not None and abs(c.margin) < near:
             why.append(f"within {near:.0%} of its bound (margin {c.margin:+.1%})")
+        if (c.per_seed or c.one_value) and not c.controls and not c.no_control:
+            why.append("no control (a run without the effect, measured the same way), and no reason why none applies")
         if why:
             out.append((c, why))
     return out

@@ -177,7 +177,9 @@ def main(argv: list[str] | None = None) -> int:
             counts = {v: sum(r.verdict == v for r in paper) for v in VERDICTS}
             checks = [r for r in records if r.kind == "consistency"]
             hyps = [r for r in records if r.kind == "hypothesis"]
-            print(f"{counts['held']} held, {counts['failed']} failed, {counts['known-deviation']} known deviation, "
+            controlled = sum(r.verdict == "held" and bool(r.controls) for r in paper)
+            print(f"{counts['held']} held ({controlled} against a control), {counts['vacuous']} vacuous, "
+                  f"{counts['failed']} failed, {counts['known-deviation']} known deviation, "
                   f"{counts['undecided']} undecided"
                   + (f"; {len(checks)} consistency checks, {sum(r.verdict == 'failed' for r in checks)} failed"
                      if checks else "")

@@ -37,9 +37,10 @@ class ChapterResult:
     def line(self) -> str:
         c = self.claims
         counts = (f"claims: {c.get('held', 0)} held, {c.get('failed', 0)} failed, "
-                  f"{c.get('known-deviation', 0)} known deviation, {c.get('undecided', 0)} undecided")\
-            if c else "no claims"
-        hyp = {v: c.get(f"hypotheses {v}", 0) for v in ("supported", "refuted", "undecided")}
+                  f"{c.get('known-deviation', 0)} known deviation, {c.get('undecided', 0)} undecided, "
+                  f"{c.get('vacuous', 0)} vacuous") if c else "no claims"
+        hyp = {v: c.get(f"hypotheses {v}", 0) for v in ("supported", "refuted", "undecided", "not applicable",
+                                                        "vacuous")}
         if any(hyp.values()):
             counts += "; hypotheses: " + ", ".join(f"{n} {v}" for v, n in hyp.items())
         status = "ok" if self.ok else "FAILED"

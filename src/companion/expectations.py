@@ -1,7 +1,8 @@
 """What a claim expects of its measured value (:class:`Expectation`: :func:`at_least`,
-:func:`within`, :func:`never`, ...) and how per-seed values are aggregated (:class:`Rule`:
-:data:`ALL_SEEDS`, :data:`MEDIAN`, :func:`seeds_at_least`). Used by :mod:`companion.claims`,
-which re-exports every name here for the chapters."""
+:func:`within`, :func:`never`, the signed changes :func:`falls_by` and :func:`rises_by`, ...), how
+per-seed values are aggregated (:class:`Rule`: :data:`ALL_SEEDS`, :data:`MEDIAN`,
+:func:`seeds_at_least`), and the control a held claim must beat (:class:`ControlRun`). Used by
+:mod:`companion.claims`, which re-exports every name here for the chapters."""
 
 from __future__ import annotations
 
@@ -71,6 +72,26 @@ def less_than(bound: float) -> Expectation:
 def between(lo: float, hi: float) -> Expectation:
     return Expectation(f"in [{_fmt(lo)}, {_fmt(hi)}]", lambda x: _num(x) and lo <= x <= hi,
                        lambda x: min(x - lo, hi - x) / _scale(hi - lo))
+
+
+def falls_by(fraction: float) -> Expectation:
+    """A signed, sized change: a ratio after / before that shows a fall of at least ``fraction``
+    (ratio ≤ 1 − fraction). Growth fails, and so does a wiggle smaller than ``fraction``."""
+    if not 0 < fraction < 1:
+        raise ValueError(f"falls_by needs a fraction in (0, 1), got {fraction}")
+    bound = 1 - fraction
+    return Expectation(f"falls by ≥ {fraction:.0%} (ratio ≤ {_fmt(bound)})", lambda x: _num(x) and x <= bound,
+                       lambda x: (bound - x) / _scale(bound))
+
+
+def rises_by(fraction: float) -> Expectation:
+    """A signed, sized change: a ratio after / before that shows a rise of at least ``fraction``
+    (ratio ≥ 1 + fraction). A fall fails, and so does a wiggle smaller than ``fraction``."""
+    if not fraction > 0:
+        raise ValueError(f"rises_by needs a fraction > 0, got {fraction}")
+    bound = 1 + fraction
+    return Expectation(f"rises by ≥ {fraction:.0%} (ratio ≥ {_fmt(bound)})", lambda x: _num(x) and x >= bound,
+                       lambda x: (x - bound) / _scale(bound))
 
 
 def within(target: float, rel: float) -> Expectation:
@@ -266,6 +287,63 @@ def decide(expected: Expectation, values: list, rule: Rule) -> tuple[bool, Any, 
     else:
         ok, shown = k >= (rule.k or len(values)), _median(values)
     return ok, shown, k, expected.margin(shown)
+
+
+# --------------------------------------------------------------------------- controls
+@dataclass(frozen=True)
+class ControlRun:
+    """The claim's measurement on a run *without* the paper's effect (README, *Claims that can fail*): a run that
+    does not generalise in the budget (weight decay 0, shuffled labels, a random embedding), one that
+    generalises without a delay (a large training fraction), a model that knows only the task's
+    shortcut. A claim with a control is held only when its run meets the expectation and the control
+    meets it in no seed (:func:`control_verdict`).
+
+    ``name`` says what the control run is (``"weight decay 0"``); ``why`` why it lacks the effect;
+    ``per_seed`` its values, one per seed (or ``measured``, one value, for a one-value claim)."""
+
+    name: str
+    why: str
+    per_seed: list | None = None
+    measured: Any = None
+
+    def __post_init__(self):
+        if (self.measured is None) == (self.per_seed is None):
+            raise ValueError(f"control {self.name!r}: give exactly one of measured= and per_seed=")
+
+    def record(self, expected: "Expectation", rule: "Rule") -> dict:
+        """What the claim's record keeps of the control: its values, the seeds that meet the bound and
+        whether it passes the claim's rule (a control that passes makes the claim vacuous)."""
+        if self.per_seed is not None:
+            values = [_plain(v) for v in self.per_seed]
+            passes, shown, k, _ = decide(expected, values, rule)
+            return dict(name=self.name, why=self.why, per_seed=values, measured=shown, seeds_held=k, passes=passes)
+        shown = _plain(self.measured)
+        passes = expected.holds(shown)
+        return dict(name=self.name, why=self.why, per_seed=None, measured=shown, seeds_held=int(passes),
+                    passes=passes)
+
+
+def control_verdict(verdict: str, controls: list[dict]) -> tuple[str, str | None]:
+    """A held claim's verdict once its controls (:meth:`ControlRun.record`) are in: ``vacuous`` when a
+    control passes the claim's rule too (the measurement does not need the effect), ``undecided`` when a
+    control meets the bound in some seeds but not enough to pass (the claim does not separate the run from
+    the control in every seed), else ``held``. Any other verdict stands: the controls are shown with it.
+    Returns (verdict, why)."""
+    if verdict != "held" or not controls:
+        return verdict, None
+    passing = [c for c in controls if c["passes"]]
+    if passing:
+        c = passing[0]
+        return "vacuous", (f"the control ({c['name']}) meets the bound too"
+                           + (f", in {c['seeds_held']} of {len(c['per_seed'])} seeds" if c["per_seed"] else "")
+                           + ": the measurement does not need the paper's effect")
+    partial = [c for c in controls if c["seeds_held"]]
+    if partial:
+        c = partial[0]
+        return "undecided", (f"the control ({c['name']}) meets the bound in {c['seeds_held']} of "
+                             f"{len(c['per_seed'] or [0])} seeds: the claim does not separate the run from its "
+                             "control in every seed")
+    return "held", None
 
 
 @dataclass(frozen=True)

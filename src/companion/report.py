@@ -119,7 +119,7 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
     (``thumbnails``, from :func:`figure_thumbnails`), its claims and verdicts, and a column for
     the kept paper-scale results where a chapter has them."""
     from companion import scales
-    from companion.claims import BADGE, STATUSES, _fmt, badge, item_status, status_badge
+    from companion.claims import STATUSES, _fmt, badge, item_status, status_badge
     from companion.experiments import CHAPTERS, chapter_module
     from companion.runs import format_seconds
 
@@ -142,37 +142,45 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
     checks = [r for r in records if r.kind == "consistency"]
     hypotheses = [r for r in records if r.kind == "hypothesis"]
     records = [r for r in records if r.kind == "paper"]  # the paper's claims; checks and hypotheses apart
-    total = {v: sum(r.verdict == v for r in records) for v in BADGE}
-    head = "| chapter | status | time | held | failed | known deviation | undecided |"
-    rule = "|---|---|---|---|---|---|---|"
-    if view_results:
-        head += " paper scale: kept results | GPU time | held | failed | known deviation | undecided |"
-        rule += "---|---|---|---|---|---|"
-    lines += [head, rule]
+    order = ("held", "vacuous", "undecided", "known-deviation", "failed")
+    total = {v: sum(r.verdict == v for r in records) for v in order}
+    controlled = sum(r.verdict == "held" and bool(r.controls) for r in records)
+    # one table per view, narrow enough for a 1280-px page: this build, then the kept paper-scale results
+    lines += ["| chapter | status | time | held | of them against a control | vacuous | undecided | known deviation "
+              "| failed |", "|---|---|---|---|---|---|---|---|---|"]
     for ch in chapters:
         res = results.get(ch)
         recs = [r for r in records if r.chapter == ch]
         status = "—" if res is None else ("executed" if res.ok else f"{badge('failed')} {res.error}")
         t = "—" if res is None else f"{res.seconds:.0f} s"
-        row = (f"| {{doc}}`{ch}` | {status} | {t} | "
-               + " | ".join(str(sum(r.verdict == v for r in recs)) for v in BADGE) + " |")
-        if view_results:
+        counts = [sum(r.verdict == v for r in recs) for v in order]
+        counts.insert(1, sum(r.verdict == "held" and bool(r.controls) for r in recs))
+        lines.append(f"| {{doc}}`{ch}` | {status} | {t} | " + " | ".join(map(str, counts)) + " |")
+    lines += ["", f"**Total: {total['held']} held ({controlled} against a control that fails, "
+              f"{total['held'] - controlled} without one), {total['vacuous']} vacuous, {total['failed']} failed, "
+              f"{total['known-deviation']} known deviations, {total['undecided']} undecided** among the papers' "
+              "claims (vacuous: the claim held, and so did its control, a run without the paper's effect, so it is "
+              "no evidence; undecided: the seeds fall on both sides of the bound, a deviation lies within their "
+              "spread, or a control meets the bound in some seeds, so this budget cannot say which side the effect "
+              "is on; neither fails the build)"
+              + (f"; besides them {len(checks)} consistency checks (true by construction, so not evidence), "
+                 f"{sum(c.verdict == 'failed' for c in checks)} failed" if checks else "")
+              + (f"; and {len(hypotheses)} hypotheses (below)" if hypotheses else "") + ".", ""]
+    if view_results:
+        lines += ["At the papers' own scale, from kept results:", "",
+                  "| chapter | kept results | GPU time | held | vacuous | undecided | known deviation | failed |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for ch in chapters:
             if ch in view_results:
                 mine = [r for r in paper_records if r.chapter == ch]
                 n_all, gone = scales.missing(ch)
                 wall, calls = scales.gpu_time(ch)
-                row += (f" {n_all - sum(gone.values())} of {n_all} | {format_seconds(wall) if calls else '—'} | "
-                        + " | ".join(str(sum(r.verdict == v for r in mine)) for v in BADGE) + " |")
+                lines.append(f"| {{doc}}`{ch}` | {n_all - sum(gone.values())} of {n_all} | "
+                             f"{format_seconds(wall) if calls else '—'} | "
+                             + " | ".join(str(sum(r.verdict == v for r in mine)) for v in order) + " |")
             else:
-                row += " none | — | — | — | — | — |"
-        lines.append(row)
-    lines += ["", f"**Total: {total['held']} held, {total['failed']} failed, "
-              f"{total['known-deviation']} known deviations, {total['undecided']} undecided** among the papers' "
-              "claims (undecided: the seeds fall on both sides of the bound, or a deviation lies within their "
-              "spread, so this budget cannot say which side the effect is on; it does not fail the build)"
-              + (f"; besides them {len(checks)} consistency checks (true by construction, so not evidence), "
-                 f"{sum(c.verdict == 'failed' for c in checks)} failed" if checks else "")
-              + (f"; and {len(hypotheses)} hypotheses (below)" if hypotheses else "") + ".", ""]
+                lines.append(f"| {{doc}}`{ch}` | none | — | — | — | — | — | — |")
+        lines.append("")
     for ch, errs in view_errors.items():
         for e in errs:
             lines += [f"```{{warning}}\nAt the paper's scale a cell of `{ch}` raised {e}\n```", ""]
