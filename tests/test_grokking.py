@@ -107,3 +107,27 @@ def test_adam_and_adamw_are_different_optimizers():
     assert a["train_loss"][-1] != b["train_loss"][-1]
     with pytest.raises(ValueError, match="adamw, adam, sgd"):
         TrainConfig(optimizer="lion")
+
+
+@pytest.mark.parametrize("op", ["add", "div"])
+def test_symmetric_split_keeps_a_pair_and_its_mirror_on_one_side(op):
+    sizes = set()
+    for seed in range(3):
+        d = modular_arithmetic(23, op, 0.6, seed, split="symmetric")
+        train = set(map(tuple, d.train_x[:, :2].tolist()))
+        test = set(map(tuple, d.test_x[:, :2].tolist()))
+        assert not train & test and len(train) + len(test) == len(d.train_y) + len(d.test_y)
+        assert not {(b, a) for a, b in test} & train  # no held-out pair's mirror is trained
+        sizes.add(len(d.train_y))
+    assert len(sizes) == 1  # every seed trains on as many pairs (one batch)
+    with pytest.raises(ValueError, match="random, symmetric"):
+        modular_arithmetic(23, op, 0.6, 0, split="mirror")
+
+
+def test_the_controls_change_only_what_removes_the_effect():
+    cfg = grokking.config("cpu")
+    no_delay, no_decay = (grokking.control_configs(cfg)[k] for k in (grokking.NO_DELAY, grokking.NO_DECAY))
+    assert no_delay.train_frac == grokking.NO_DELAY_FRAC and no_delay.train.weight_decay == cfg.train.weight_decay
+    assert no_decay.train.weight_decay == 0 and no_decay.train_frac == cfg.train_frac
+    for c in (no_delay, no_decay):  # the same budget and model; they may only stop once generalised
+        assert c.train.steps == cfg.train.steps and c.model == cfg.model and c.train.stop_after_test_acc == 0.99
