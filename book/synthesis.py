@@ -131,10 +131,35 @@ Markdown(ex.clocks_table(clocks))
 # forecast ratio $\hat{\Delta t}/\Delta t$ against 1 (a ratio above 1: test accuracy arrived
 # sooner than the loss trend at $t_\mathrm{tr}$ could carry it — a dynamical transition); and the
 # transferred targets' test clock over the scratch targets'.
+#
+# A band test has little power on its own. A run's clocks all sit between $t_\mathrm{tr}$ and the
+# end of the run, which is only a few times $t_\mathrm{test}$, so a clock that knows nothing but
+# those two steps can land in the ×2 band too. Three such **null clocks** are computed on every
+# run: the midpoint of $t_\mathrm{tr}$ and the last step, their geometric mean, and a step drawn
+# log-uniformly between them (seeded). A diagnostic is *supported* only if its crossing is closer to
+# $t_\mathrm{test}$ than the best null clock by a factor $\sqrt 2$ on the log axis (half the band's
+# width) in every seed; if not, the hypothesis is *vacuous*: its prediction held, and so did a
+# clock that knows no mechanism. Each hypothesis says how late a crossing could still have been
+# seen (the runs' end over $t_\mathrm{test}$).
+#
+# Two more rules keep a verdict from resting on an artefact. Each diagnostic must move the way its
+# explanation says — the kernel leaves $K_0$ and aligns with the task (rises), MED falls with the
+# test loss and $\sum\|\theta\|^2$ falls under weight decay — by at least 10% of its size; a
+# norm that grows, or MED drifting 1% from its initial value, does not cross. And a seed whose
+# test clock never arrived cannot test a claim about that clock: it is left out, and a hypothesis
+# with no seed left is *not applicable*, never refuted.
 
 # %%
 record.record_hypotheses(claims, clocks, list(ex.CLOCK_SETTINGS), labels)
 pooled = record.record_pooled(claims, clocks)
+
+# %% [markdown]
+# The same per-setting hypotheses, decided from these runs by the chapter's earlier rule (any move
+# of 0.1% in either direction counted as a crossing, no null clock, a missing test clock refuted)
+# and by the rule above:
+
+# %% tags=["remove-input"]
+Markdown(ex.rescoring_table(record.rescored(runs, list(ex.CLOCK_SETTINGS), labels, profile, ex.INTERVENTIONS, seed)))
 
 # %% [markdown]
 # ### Pooled criteria per diagnostic
@@ -271,9 +296,10 @@ record.record_critical(claims, critical, "quadratic MLP across p (Levi et al. Ap
 # ## The verdict table
 #
 # Each paper's explanation against each setting, computed from the hypotheses above: *supported*,
-# *refuted*, *undecided* (seeds on both sides of the bound with fewer than five),
-# *definition-dependent* (the ¼, ½ and ¾ crossings disagree) or *not applicable* (no test: the
-# linear student has no embedding).
+# *refuted*, *undecided* (seeds on both sides of the bound with fewer than five), *vacuous* (the
+# prediction held, and so did a null clock), *definition-dependent* (the ¼, ½ and ¾ crossings
+# disagree) or *not applicable* (no test: the linear student has no embedding, or the test clock
+# never arrived).
 
 # %%
 claims.verdict_table()

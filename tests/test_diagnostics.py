@@ -236,6 +236,19 @@ def test_crossing_step_finds_a_sigmoid_s_midpoint(mid):
         assert abs(t_f - (mid + 20 * math.log(f / (1 - f)))) <= 6
 
 
+def test_a_signed_crossing_needs_its_own_direction_and_size():
+    from companion.events import NOT_OBSERVED
+    from companion.measures import clocks
+
+    steps, v = sigmoid_history(4000)
+    assert clocks.crossing_step(steps, v, 500, direction=+1) == clocks.crossing_step(steps, v, 500)
+    assert clocks.crossing_step(steps, v, 500, direction=-1) is NOT_OBSERVED  # it rises: no fall to cross
+    assert clocks.crossing_step(steps, 1 - v, 500, direction=-1) == clocks.crossing_step(steps, v, 500)
+    wiggle = 1.43 - 0.02 * v  # 1.43 → 1.41: a 1.4% move
+    assert clocks.crossing_step(steps, wiggle, 500, direction=-1) != NOT_OBSERVED
+    assert clocks.crossing_step(steps, wiggle, 500, rtol=0.1, direction=-1) is NOT_OBSERVED
+
+
 def test_crossing_step_is_not_observed_for_a_flat_curve_or_a_missing_t_tr():
     from companion.events import NOT_OBSERVED
     from companion.measures import clocks

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from companion.claims import Claims, Prediction, at_least, less_than, load_claims, markdown_table
+from companion.claims import Claims, Prediction, at_least, between, less_than, load_claims, markdown_table
 from companion.hypotheses import verdict_table
 
 LAZY = Prediction("Kumar et al.", "the kernel moves before test accuracy rises", less_than(1.0),
@@ -27,7 +27,7 @@ def test_hypotheses_are_supported_refuted_or_undecided_and_never_fail(tmp_path):
     assert "both sides" in u.undecided and "at least 3" in few.undecided
     assert s.explanation == "Kumar et al." and s.refuted_if == LAZY.refuted_if and s.kind == "hypothesis"
     # counted apart from the paper's claims: a refuted hypothesis is not a failed claim
-    assert c.summary() == {"held": 0, "failed": 0, "known-deviation": 0, "undecided": 0}
+    assert c.summary() == {"held": 0, "failed": 0, "known-deviation": 0, "undecided": 0, "vacuous": 0}
     assert all(x.verdict != "failed" for x in load_claims(tmp_path))
     with pytest.raises(ValueError, match="basis"):
         c.hypothesis("nobasis", ref="Kumar et al.", setting="x", quantity="q", prediction=LAZY, measured=0.5)
@@ -52,6 +52,62 @@ def test_verdict_table_by_explanation_and_setting(tmp_path):
     assert "Hypotheses" in shown and LAZY.refuted_if in shown and "*No claims of the paper" not in shown
 
 
+BAND = Prediction("Kumar et al.", "the kernel moves when the network groks", between(0.5, 2.0),
+                  "it moves more than ×2 away from the test clock")
+
+
+def test_a_hypothesis_whose_test_clock_never_arrived_is_not_applicable_not_refuted(tmp_path):
+    from companion.events import NOT_OBSERVED
+
+    c = Claims("synthesis", "cpu", directory=tmp_path)
+    none = c.hypothesis("none", ref="r", setting="s", quantity="t_cross / t_test", prediction=BAND, basis="b",
+                        per_seed=[NOT_OBSERVED] * 3, applicable=[False] * 3)
+    assert none.verdict == "not applicable" and "never arrived" in none.undecided
+    # the same values with no word on the test clock read as a refutation: that is what `applicable` prevents
+    assert c.hypothesis("blind", ref="r", setting="s", quantity="q", prediction=BAND, basis="b",
+                        per_seed=[NOT_OBSERVED] * 3).verdict == "refuted"
+    some = c.hypothesis("some", ref="r", setting="s", quantity="q", prediction=BAND, basis="b",
+                        per_seed=[1.0, NOT_OBSERVED, 1.1, 0.9], applicable=[True, False, True, True])
+    assert some.verdict == "supported" and some.seeds_held == 3  # the seed without a test clock is left out
+    two = c.hypothesis("two", ref="r", setting="s", quantity="q", prediction=BAND, basis="b",
+                       per_seed=[1.0, NOT_OBSERVED, 1.1], applicable=[True, False, True])
+    assert two.verdict == "undecided" and "1 without" in two.undecided
+
+
+def test_a_diagnostic_that_does_not_beat_the_null_clock_is_not_supported(tmp_path):
+    from companion.hypotheses import NULL_FACTOR, null_beaten
+
+    c = Claims("synthesis", "cpu", directory=tmp_path)
+    close = [1.0, 1.1, 0.95]  # within the band, and the crossing sits on t_test
+    far_nulls = {"midpoint": [1.8, 1.9, 1.7], "log-midpoint": [1.6, 0.55, 1.5]}
+    near_nulls = {"midpoint": [1.2, 1.9, 1.7], "log-midpoint": [1.6, 1.0, 1.5]}  # seeds 0, 1: a null as close
+    beat = c.hypothesis("beat", ref="r", setting="s", quantity="q", prediction=BAND, basis="b", per_seed=close,
+                        nulls=far_nulls)
+    tie = c.hypothesis("tie", ref="r", setting="s", quantity="q", prediction=BAND, basis="b", per_seed=close,
+                       nulls=near_nulls)
+    assert beat.verdict == "supported" and tie.verdict == "vacuous" and "2 of 3 seeds" in tie.vacuous
+    assert [b for b, _, _ in null_beaten(close, near_nulls)] == [False, False, True]
+    # the margin: a crossing must be closer than the best null by ×√2 on the log axis
+    assert NULL_FACTOR == pytest.approx(2 ** 0.5)
+    assert null_beaten([1.0], {"n": [1.45]})[0][0] and not null_beaten([1.0], {"n": [1.35]})[0][0]
+    # a refuted band stays refuted whatever the nulls do
+    assert c.hypothesis("out", ref="r", setting="s", quantity="q", prediction=BAND, basis="b",
+                        per_seed=[3.0, 2.5, 4.0], nulls=far_nulls).verdict == "refuted"
+    assert "null clock (midpoint): 3/3 meet the bound" in markdown_table(c.records)
+
+
+def test_a_group_of_definitions_none_applicable_is_not_applicable():
+    from companion.claims import Claim
+    from companion.hypotheses import group_verdict
+
+    def rec(v):
+        return Claim("x", "r", "s", 1.0, "e", v, "cpu", "synthesis", kind="hypothesis")
+
+    assert group_verdict([rec("not applicable")] * 3) == "not applicable"
+    assert group_verdict([rec("not applicable"), rec("supported")]) == "supported"
+    assert group_verdict([rec("vacuous"), rec("supported")]) == "definition-dependent"
+
+
 def test_report_lists_hypotheses_apart(tmp_path):
     from companion.report import report_markdown
 
@@ -60,7 +116,8 @@ def test_report_lists_hypotheses_apart(tmp_path):
                  prediction=UNIFORM, per_seed=[0.01, 0.02, 0.03], basis="b")
     report = report_markdown(load_claims(tmp_path), ["synthesis"], {}, "cpu")
     assert "## Hypotheses" in report and "`med`" in report and "1 refuted" in report
-    assert "**Total: 0 held, 0 failed, 0 known deviations, 0 undecided**" in report
+    assert "**Total: 0 held (0 against a control that fails, 0 without one), 0 vacuous, 0 failed, 0 known " \
+           "deviations, 0 undecided**" in report
 
 
 @pytest.mark.parametrize("batched", [False, True])

@@ -72,6 +72,23 @@ def _hist(t_grok: float, steps=None, moves=True, lead=2.0) -> dict:
             "kernel_distance": diag, "alignment": diag, "param_sq": 10 - diag}
 
 
+def test_a_diagnostic_whose_test_clock_never_arrives_is_not_applicable(tmp_path):
+    flat = _hist(300)
+    flat["test_acc"] = np.full_like(flat["test_acc"], 0.05)  # never generalises
+    clocks = ex.all_clocks({"never": [flat] * 3})
+    claims = Claims("synthesis", "cpu", directory=tmp_path)
+    record.record_hypotheses(claims, clocks, ["never"], {"never": "never"})
+    v = {c.id: c.verdict for c in claims.records}
+    assert v["kernel_distance_never_50"] == "not applicable" and v["forecast_never"] == "not applicable"
+
+
+def test_signed_diagnostics_do_not_cross_when_they_move_the_wrong_way():
+    h = _hist(300)
+    h["param_sq"] = 10 + h["kernel_distance"]  # Σ‖θ‖² grows: no fall to cross
+    (c,) = ex.all_clocks({"grows": [h]})
+    assert not observed(c.crossing[("param_sq", 0.5)]) and observed(c.crossing[("kernel_distance", 0.5)])
+
+
 def test_clocks_and_pooled_criteria_on_synthetic_runs():
     runs = {"a": [_hist(300), _hist(1000), _hist(3000)], "b": [_hist(500, moves=False)] * 3}
     clocks = ex.all_clocks(runs)
@@ -87,15 +104,19 @@ def test_clocks_and_pooled_criteria_on_synthetic_runs():
 
 
 def test_hypotheses_are_recorded_for_every_setting_and_the_verdict_table_renders(tmp_path):
-    runs = {"transformer": [_hist(t, lead=1.0) for t in (300, 1000, 3000)], "linear": [_hist(500, moves=False)] * 3}
+    # early groks in long runs (the null clocks, which know only t_tr = 10 and the end at 10⁴, land far from
+    # t_test), late groks (the log-midpoint √(10·10⁴) ≈ 316 sits near t_test), and a diagnostic that never moves
+    runs = {"transformer": [_hist(t, lead=1 / 1.32) for t in (30, 40, 50)],
+            "late": [_hist(t, lead=1 / 1.32) for t in (240, 250, 260)], "linear": [_hist(500, moves=False)] * 3}
     clocks = ex.all_clocks(runs)
     claims = Claims("synthesis", "cpu", directory=tmp_path)
-    labels = {"transformer": "transformer", "linear": "linear"}
-    record.record_hypotheses(claims, clocks, ["transformer", "linear"], labels)
+    labels = {k: k for k in runs}
+    record.record_hypotheses(claims, clocks, list(runs), labels)
     record.record_pooled(claims, clocks)
     v = {c.id: c.verdict for c in claims.records}
-    assert v["kernel_distance_transformer_50"] == "supported"  # halfway at t_grok, 0.9 at 1.32·t_grok: inside ×2
-    assert v["kernel_distance_linear_50"] == "refuted"  # never moves
+    assert v["kernel_distance_transformer_50"] == "supported"  # halfway at t_test, every null ×4 or more away
+    assert v["kernel_distance_late_50"] == "vacuous"  # on t_test too, but so is the log-midpoint null clock
+    assert v["kernel_distance_linear_50"] == "refuted"  # never moves (its test clock arrived)
     assert all(c.kind == "hypothesis" for c in claims.records)
     assert "Kumar et al." in claims.verdict_table().data
 

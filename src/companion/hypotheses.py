@@ -19,6 +19,7 @@ others' settings. The synthesis chapter does, with pre-registered criteria:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from companion.claims import (
@@ -33,52 +34,111 @@ from companion.claims import (
     _fmt,
     _plain,
     badge,
+    control_text,
     decide,
     undecided_reason,
 )
+from companion.events import NOT_OBSERVED, observed
 
 #: the four explanations, in the order the verdict table lists them
 EXPLANATIONS = ("Kumar et al.", "Gu et al.", "Levi et al.", "Xu et al.")
 
 
+#: a diagnostic's clock beats the null clocks when it is closer to t_test than the best of them by at least
+#: this factor (on the log axis: half the ×2 band's width)
+NULL_FACTOR = 2 ** 0.5
+
+
+def null_beaten(values: list, nulls: dict[str, list], factor: float = NULL_FACTOR) -> list[tuple[bool, str, Any]]:
+    """Per seed: whether the clock ratio ``values[i]`` (t_cross / t_test) is closer to 1 on the log axis than every
+    null clock's ratio (``nulls``: name → per-seed t_null / t_test) by at least ``factor``, with the best null's
+    name and ratio. A crossing that was not observed beats nothing; a null that was not observed is skipped."""
+    out = []
+    for i, v in enumerate(values):
+        cands = [(abs(math.log(r)), n, r) for n, rs in nulls.items() if _positive(r := rs[i])]
+        best = min(cands) if cands else (math.inf, "—", NOT_OBSERVED)
+        out.append((_positive(v) and abs(math.log(v)) + math.log(factor) <= best[0], best[1], best[2]))
+    return out
+
+
+def _positive(x: Any) -> bool:
+    return observed(x) and isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 and math.isfinite(x)
+
+
 def decide_hypothesis(chapter: str, profile: str, id: str, *, ref: str, setting: str, quantity: str,
                       prediction: Prediction, measured: Any = None, per_seed: list | None = None,
-                      rule: Rule = ALL_SEEDS, basis: str | None = None, group: str | None = None) -> Claim:
+                      rule: Rule = ALL_SEEDS, basis: str | None = None, group: str | None = None,
+                      applicable: list | None = None, nulls: dict | None = None) -> Claim:
     """The record of one hypothesis (kind ``"hypothesis"``): ``prediction.expected`` decides
     ``measured`` or ``per_seed`` (aggregated by ``rule`` as for a claim of the paper). ``ref`` is
     where the explanation comes from (``"Kumar et al. §5"``); ``basis`` says why the bound follows
-    from it (required at cpu and paper)."""
+    from it (required at cpu and paper).
+
+    ``applicable`` (per seed): whether the event the test needs happened — a test clock that never
+    arrived. Only those seeds decide; with none the verdict is ``not applicable``, never ``refuted``.
+    ``nulls`` (name → per-seed t_null / t_test, for a clock ratio t_cross / t_test): a supported
+    hypothesis whose clock does not beat the best null clock by :data:`NULL_FACTOR` in every deciding
+    seed (:func:`null_beaten`) is ``vacuous``: a clock that knows only the train clock and the run's
+    length does as well."""
     if (measured is None) == (per_seed is None):
         raise ValueError(f"hypothesis {id!r}: give exactly one of measured= and per_seed=")
     if profile in STRICT_PROFILES and not basis:
         raise ValueError(f"hypothesis {id!r} at profile {profile}: give basis= (why the prediction's bound "
                          f"follows from the explanation)")
-    expected, extra, undecided = prediction.expected, {}, None
+    expected, extra, undecided, vacuous = prediction.expected, {}, None, None
     if per_seed is not None:
         values = [_plain(v) for v in per_seed]
-        holds, shown, k, margin = decide(expected, values, rule)
-        extra = dict(per_seed=values, rule=str(rule), seeds_held=k)
-        if profile in STRICT_PROFILES and len(values) < MIN_SEEDS:
-            undecided = f"{len(values)} seed(s); a hypothesis from trained runs needs at least {MIN_SEEDS}"
-        elif profile in STRICT_PROFILES:
-            undecided = undecided_reason(expected, values, rule, k)
+        ok = [bool(a) for a in applicable] if applicable is not None else [True] * len(values)
+        deciding = [v for v, a in zip(values, ok) if a]
+        extra = dict(per_seed=values, rule=str(rule), applicable=None if all(ok) else ok)
+        if not deciding:
+            shown, margin = NOT_OBSERVED, None
+            extra["seeds_held"] = 0
+            outcome = "not applicable"
+            undecided = "the event the test needs (its test clock) never arrived in any seed"
+        else:
+            holds, shown, k, margin = decide(expected, deciding, rule)
+            extra["seeds_held"] = k
+            skipped = len(values) - len(deciding)
+            if profile in STRICT_PROFILES and len(deciding) < MIN_SEEDS:
+                undecided = (f"{len(deciding)} seed(s)" + (f" with a test clock ({skipped} without)" if skipped else "")
+                             + f"; a hypothesis from trained runs needs at least {MIN_SEEDS}")
+            elif profile in STRICT_PROFILES:
+                undecided = undecided_reason(expected, deciding, rule, k)
+            outcome = "undecided" if undecided else ("supported" if holds else "refuted")
+            if nulls:
+                beats = null_beaten(values, nulls)
+                extra["controls"] = [dict(name=f"null clock ({n})", why="knows only t_tr and the run's length",
+                                          per_seed=[_plain(r) for r in rs], measured=None,
+                                          seeds_held=sum(expected.holds(r) for r, a in zip(rs, ok) if a),
+                                          passes=None) for n, rs in nulls.items()]
+                lost = [(i, b) for i, (b, a) in enumerate(zip(beats, ok)) if a and not b[0]]
+                if outcome == "supported" and lost:
+                    outcome = "vacuous"
+                    i, (_, name, r) = lost[0]
+                    vacuous = (f"in {len(lost)} of {len(deciding)} seeds the clock is not closer to t_test than the "
+                               f"best null clock by ×{NULL_FACTOR:.2g} (seed {i}: t_cross/t_test {_fmt(values[i])}, "
+                               f"{name} {_fmt(r)})")
     else:
         shown = _plain(measured)
         holds, margin = expected.holds(shown), expected.margin(shown)
-    outcome = "undecided" if undecided else ("supported" if holds else "refuted")
+        outcome = "supported" if holds else "refuted"
     return Claim(id, ref, prediction.says, shown, str(expected), outcome, profile, chapter, quantity=quantity,
-                 basis=basis, kind="hypothesis", margin=margin, undecided=undecided,
+                 basis=basis, kind="hypothesis", margin=margin, undecided=undecided, vacuous=vacuous,
                  explanation=prediction.paper, setting=setting, refuted_if=prediction.refuted_if, group=group,
                  **extra)
 
 
 def group_verdict(records: list[Claim]) -> str:
     """One test's verdict over its definitions: the common verdict, ``definition-dependent`` when
-    some definitions support it and others refute it, ``undecided`` when none decides."""
-    decided = {r.verdict for r in records} - {"undecided"}
+    some definitions decide it one way and others another, ``undecided`` when none decides
+    (``not applicable`` when none could be made)."""
+    decided = {r.verdict for r in records} - {"undecided", "not applicable"}
     if len(decided) > 1:
         return "definition-dependent"
-    return decided.pop() if decided else "undecided"
+    if decided:
+        return decided.pop()
+    return "not applicable" if all(r.verdict == "not applicable" for r in records) else "undecided"
 
 
 def cell_verdicts(records: list[Claim]) -> list[tuple[str, list[str]]]:
@@ -124,6 +184,8 @@ def hypothesis_table(records: list[Claim], with_chapter: bool = False) -> str:
     for c in hyps:
         seeds = f"{c.seeds}: {_fmt(c.per_seed)}" if c.per_seed else "—"
         seeds += f" ({c.undecided})" if c.undecided else ""
+        seeds += "".join(f"<br>{control_text(x)}" for x in c.controls or ())
+        seeds += f" ({c.vacuous})" if c.vacuous else ""
         cells = ([c.chapter] if with_chapter else []) + [
             f"`{c.id}`", f"{c.explanation} ({c.paper_ref})", c.setting, f"{c.statement}: {c.quantity} {c.expected}",
             c.refuted_if, _fmt(c.measured), seeds, badge(c.verdict)]

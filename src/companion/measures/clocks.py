@@ -44,17 +44,20 @@ def _from(steps, t_tr) -> int | None:
     return i if i < len(steps) else None
 
 
-def crossing_step(steps, values, t_tr, fraction: float = 0.5, rtol: float = MOVE_RTOL):
+def crossing_step(steps, values, t_tr, fraction: float = 0.5, rtol: float = MOVE_RTOL, direction: int = 0):
     """First logged step ≥ t_tr at which ``values`` has moved ``fraction`` of the way from v₀ (its
-    value at the first logged step ≥ t_tr) to its extremum after t_tr — the max or the min,
-    whichever is farther from v₀ (ties: the max).
+    value at the first logged step ≥ t_tr) to its extremum after t_tr — with ``direction`` 0 the max
+    or the min, whichever is farther from v₀ (ties: the max); with +1 the max (it must rise), with −1
+    the min (it must fall).
 
     :data:`NOT_OBSERVED` when t_tr is not observed or after the last step, or when the
-    diagnostic never moves: ``|extremum − v₀| ≤ rtol · max(|v₀|, |extremum|)`` (NaN values are
-    skipped). Returns an ``int`` step.
+    diagnostic never moves (its way): ``|extremum − v₀| ≤ rtol · max(|v₀|, |extremum|)`` (NaN values
+    are skipped). Returns an ``int`` step.
     """
     if not 0 < fraction <= 1:
         raise ValueError(f"fraction must be in (0, 1], not {fraction}")
+    if direction not in (-1, 0, 1):
+        raise ValueError(f"direction must be -1, 0 or +1, not {direction}")
     i0 = _from(steps, t_tr)
     if i0 is None:
         return NOT_OBSERVED
@@ -64,7 +67,7 @@ def crossing_step(steps, values, t_tr, fraction: float = 0.5, rtol: float = MOVE
     if not np.isfinite(v0) or not np.isfinite(v).any():
         return NOT_OBSERVED
     hi, lo = np.nanmax(v), np.nanmin(v)
-    ext = hi if abs(hi - v0) >= abs(lo - v0) else lo
+    ext = {1: hi, -1: lo}.get(direction, hi if abs(hi - v0) >= abs(lo - v0) else lo)
     move = abs(ext - v0)
     if move == 0 or move <= rtol * max(abs(v0), abs(ext)):
         return NOT_OBSERVED

@@ -87,6 +87,7 @@ from companion.experiments.synthesis.tables import (  # noqa: F401
     lazy_summary,
     predictions_table,
     profile_settings,
+    rescoring_table,
     settings_table,
     weight_decay_table,
 )

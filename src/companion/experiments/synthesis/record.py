@@ -3,11 +3,15 @@ the predictions fixed in :mod:`.predictions`: one function, so the chapter holds
 
 Every per-setting test uses every seed (rule: all seeds); the ½ crossing is the definition, and
 the ¼ and ¾ crossings are the same test under other definitions (one ``group``): where their
-verdicts differ the verdict table says *definition-dependent*.
+verdicts differ the verdict table says *definition-dependent*. A seed whose test clock (or the
+base's, for a ratio) never arrived cannot test anything: it is left out, and a hypothesis with no
+seed left is *not applicable*, never refuted. Each band hypothesis is set against null clocks on
+the same runs: supported only if the diagnostic's crossing is closer to t_test than every null.
 """
 
 from __future__ import annotations
 
+from companion.events import observed
 from companion.experiments.synthesis.configs import INTERVENTIONS, PAPER_OF
 from companion.experiments.synthesis.predictions import (
     CRITICAL,
@@ -21,12 +25,15 @@ from companion.experiments.synthesis.predictions import (
 from companion.experiments.synthesis.summaries import (
     CLOCK_DIAGNOSTICS,
     FRACTIONS,
+    all_clocks,
     criteria,
     has,
     norm_ratio,
+    null_ratios,
     paired_ratio,
     per_seed,
     transfer_ratio,
+    window,
 )
 
 #: where each explanation is stated
@@ -64,25 +71,62 @@ LAZY_OF = {"transfer_aligned": ("fnn_transfer", "Kumar et al. §4, App. 8 Fig. 1
            "scratch_misaligned": ("fnn_scratch", "Kumar et al. §1, §4")}
 
 
-def record_hypotheses(claims, clocks: list, settings: list[str], labels: dict[str, str]) -> None:
+def arrived(clocks: list, setting: str, field: str = "t_test") -> list[bool]:
+    """Per seed of ``setting``: whether its clock ``field`` (the test clock, or the delay) was observed — the
+    seeds in which a test that reads it can be made at all (the others are not applicable)."""
+    return [observed(v) for v in per_seed(clocks, setting, field)]
+
+
+def record_hypotheses(claims, clocks: list, settings: list[str], labels: dict[str, str], nulls: bool = True) -> None:
     """Every hypothesis of the chapter (module docstring) into ``claims``; ``labels`` names each
-    setting in the verdict table."""
+    setting in the verdict table. A band hypothesis is set against the null clocks of the same runs
+    (:func:`.summaries.null_ratios`) and says how late a crossing could still be seen (t_end / t_test).
+    ``nulls=False``: the rule before null clocks and 'not applicable' (a missing test clock refutes),
+    for :func:`rescored`."""
+    def arrived_if(setting: str) -> list | None:
+        return arrived(clocks, setting) if nulls else None
+
     for s in settings:
+        seen = window(clocks, s)
+        span = f"; runs end at {seen[0]:.2g}–{seen[1]:.2g} × t_test" if seen else ""
         for d in CLOCK_DIAGNOSTICS:
             if not has(clocks, s, d):
                 continue
             pr = PREDICTIONS[d]
             for f in FRACTIONS:
                 claims.hypothesis(f"{d}_{s}_{round(100 * f)}", ref=REFS[pr.paper], setting=labels[s],
-                                  quantity=f"t_cross ({f:g} of the way) / t_test", prediction=pr,
-                                  per_seed=per_seed(clocks, s, "", d, f), basis=BASIS["band"], group=f"{d}:{s}")
+                                  quantity=f"t_cross ({f:g} of the way) / t_test{span}", prediction=pr,
+                                  per_seed=per_seed(clocks, s, "", d, f), basis=BASIS["band"], group=f"{d}:{s}",
+                                  applicable=arrived_if(s), nulls=null_ratios(clocks, s) if nulls else None)
         claims.hypothesis(f"forecast_{s}", ref=REFS["Levi et al."], setting=labels[s],
                           quantity="Levi et al.'s forecast Δt̂ / measured delay Δt", prediction=PREDICTIONS["forecast"],
-                          per_seed=per_seed(clocks, s, "forecast_ratio"), basis=BASIS["forecast"])
+                          per_seed=per_seed(clocks, s, "forecast_ratio"), basis=BASIS["forecast"],
+                          applicable=arrived_if(s))
     if "fnn_transfer" in settings and "fnn_scratch" in settings:
         claims.hypothesis("transfer_removes_delay", ref=REFS["Xu et al."], setting=labels["fnn_transfer"],
                           quantity="t_test(transfer) / t_test(scratch)", prediction=PREDICTIONS["transfer"],
-                          per_seed=transfer_ratio(clocks), basis=BASIS["transfer"])
+                          per_seed=transfer_ratio(clocks), basis=BASIS["transfer"],
+                          applicable=arrived_if("fnn_scratch"))
+
+
+def rescored(runs: dict, settings: list[str], labels: dict[str, str], profile: str, interventions=(),
+             first_seed: int = 0) -> dict[str, dict[str, int]]:
+    """The per-setting hypotheses of :func:`record_hypotheses` decided twice from the same runs — by the rule
+    before (crossings in either direction, any move above 0.1%; no null clocks; a test clock that never arrived
+    refutes) and by the chapter's rule — as verdict counts: ``{"before": {verdict: n}, "after": {…}}``."""
+    import tempfile
+    from pathlib import Path
+
+    from companion.claims import HYPOTHESIS_VERDICTS, Claims
+
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, signed in (("before", False), ("after", True)):
+            scratch = Claims("rescored", profile, Path(tmp) / name)
+            clocks = all_clocks(runs, interventions, first_seed, signed=signed)
+            record_hypotheses(scratch, clocks, settings, labels, nulls=signed)
+            out[name] = {v: sum(r.verdict == v for r in scratch.records) for v in HYPOTHESIS_VERDICTS}
+    return out
 
 
 def record_lazy(claims, lazy: dict[str, dict], labels: dict[str, str]) -> None:
@@ -126,16 +170,17 @@ def record_weight_decay(claims, runs: dict, clocks: list, labels: dict[str, str]
     for k, (pred, s, base, what, ref, basis) in WD_OF.items():
         if s not in runs or (base is not None and base not in runs):
             continue
+        applicable = None  # "needed": a test clock that never arrives is the outcome it predicts
         if what == "norm":
-            values = norm_ratio(runs, clocks, s)
+            values, applicable = norm_ratio(runs, clocks, s), arrived(clocks, s)
         elif base is None:
             values = per_seed(clocks, s, what)
         else:
-            values = paired_ratio(clocks, s, base, what)
+            values, applicable = paired_ratio(clocks, s, base, what), arrived(clocks, base, what)
         budget = f" (runs of {int(runs[s][0]['step'][-1])} steps)" if what == "t_test" and base is None else ""
         claims.hypothesis(f"wd_{k}", ref=ref, setting=labels[s],
                           quantity=QUANTITY[what] + budget + ("" if base is None else f", over {base}'s"),
-                          prediction=WEIGHT_DECAY[pred], per_seed=values, basis=BASIS[basis])
+                          prediction=WEIGHT_DECAY[pred], per_seed=values, basis=BASIS[basis], applicable=applicable)
 
 
 def record_pooled(claims, clocks: list, label: str = "all grokking runs",
@@ -204,4 +249,4 @@ def record_laziness(claims, lclocks: list, labels: dict[str, str]) -> None:
             continue
         claims.hypothesis(f"alpha_{k}", ref=ref, setting=f"{labels[arm]}, α = {alpha:g}", quantity=quantity,
                           prediction=LAZINESS[k], per_seed=paired_ratio(lclocks, name, base, what),
-                          basis=BASIS[basis])
+                          basis=BASIS[basis], applicable=arrived(lclocks, base, what))

@@ -3,14 +3,17 @@
 Per run: ``t_tr`` (first step with train accuracy ≥ 0.9), ``t_test`` (the same for test accuracy:
 the clock every diagnostic is set against) and each diagnostic's crossing step
 (:func:`companion.measures.clocks.crossing_step`: the first step after t_tr at which it has moved
-a fraction ¼, ½ or ¾ of the way from its value at t_tr to its extremum after; not observed if it
-never moves). Levi et al.'s forecast ratio Δt̂/Δt and the threshold elasticity come from the same
-history. Pooled criteria (rank correlation, coverage, lead with a seed-bootstrap interval) are
-taken over the grokking runs: not an intervention, and test accuracy reaching 0.9.
+a fraction ¼, ½ or ¾ of the way from its value at t_tr to its extremum after, in the direction its
+explanation gives it, :data:`DIRECTION`; not observed if it never moves that way by
+:data:`MIN_MOVE` of its size), and the null clocks it must beat (:meth:`RunClocks.null`). Levi et
+al.'s forecast ratio Δt̂/Δt and the threshold elasticity come from the same history. Pooled criteria
+(rank correlation, coverage, lead with a seed-bootstrap interval) are taken over the grokking runs:
+not an intervention, and test accuracy reaching 0.9.
 """
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +26,16 @@ THRESHOLD = 0.9
 FRACTIONS = (0.25, 0.5, 0.75)
 #: the diagnostics set against the test clock, in the figure's order
 CLOCK_DIAGNOSTICS = ("kernel_distance", "alignment", "med_invariant", "param_sq")
+#: the way each diagnostic moves in the explanation it stands for: the kernel leaves K₀ and aligns with the
+#: task (Kumar et al. §4); MED falls with the test loss (Gu et al. §6.2) and Σ‖θ‖² falls under weight decay
+#: (§3.2). A crossing is read only in that direction, so growth cannot count for a fall
+DIRECTION = {"kernel_distance": +1, "alignment": +1, "med_invariant": -1, "param_sq": -1}
+#: the least move that counts, relative to the diagnostic's size: a smaller change (MED 1.43 → 1.41, still at
+#: its random-initialisation value) is a wiggle, not the transition
+MIN_MOVE = 0.1
+#: the null clocks every band hypothesis is set against (:meth:`RunClocks.null`): clocks that know only the
+#: train clock and the run's length
+NULLS = ("midpoint", "log-midpoint", "random")
 
 
 @dataclass(frozen=True)
@@ -41,6 +54,28 @@ class RunClocks:
     forecast_ratio: object  # Δt̂ / Δt
     elasticity: object  # d ln Δt / d ln(1 − θ)
     test_loss_rising: bool  # the test loss rises over the logged steps around t_tr
+    t_end: int = 0  # the run's last logged step
+
+    def null(self, name: str):
+        """A null clock: a step that knows only t_tr and the end of the run — ``midpoint`` (their
+        mean), ``log-midpoint`` (their geometric mean) or ``random`` (log-uniform between them, seeded by
+        the setting and seed). NOT_OBSERVED without a train clock."""
+        if not observed(self.t_tr):
+            return NOT_OBSERVED
+        lo, hi = max(float(self.t_tr), 1.0), max(float(self.t_end), 1.0)
+        if name == "midpoint":
+            return (lo + hi) / 2
+        if name == "log-midpoint":
+            return float(np.sqrt(lo * hi))
+        if name == "random":
+            rng = np.random.default_rng([zlib.crc32(self.setting.encode()), self.seed])
+            return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
+        raise ValueError(f"unknown null clock {name!r}; valid: {', '.join(NULLS)}")
+
+    def null_ratio(self, name: str):
+        """A null clock over t_test (NOT_OBSERVED if either is)."""
+        t = self.null(name)
+        return t / self.t_test if observed(t) and observed(self.t_test) and self.t_test > 0 else NOT_OBSERVED
 
     def ratio(self, diagnostic: str, fraction: float = 0.5):
         """t_cross / t_test (NOT_OBSERVED if either is)."""
@@ -48,21 +83,26 @@ class RunClocks:
         return c / self.t_test if observed(c) and observed(self.t_test) and self.t_test > 0 else NOT_OBSERVED
 
 
-def run_clocks(hist: dict, setting: str, seed: int, intervention: bool = False) -> RunClocks:
-    """The clocks of one history (module docstring)."""
-    from companion.measures.clocks import crossing_step, forecast_delay, threshold_elasticity
+def run_clocks(hist: dict, setting: str, seed: int, intervention: bool = False, signed: bool = True) -> RunClocks:
+    """The clocks of one history (module docstring); ``signed=False`` reads every crossing the way the
+    chapter did before its crossings were signed and sized (either direction, any move above
+    :data:`~companion.measures.clocks.MOVE_RTOL`), for the chapter's before/after count."""
+    from companion.measures.clocks import MOVE_RTOL, crossing_step, forecast_delay, threshold_elasticity
 
     s = hist["step"]
     t_tr = first_crossing(s, hist["train_acc"], THRESHOLD)
     t_test = first_crossing(s, hist["test_acc"], THRESHOLD)
-    crossing = {(d, f): crossing_step(s, hist[d], t_tr, f) for d in CLOCK_DIAGNOSTICS if d in hist for f in FRACTIONS}
+    rule = {d: (MIN_MOVE, DIRECTION[d]) if signed else (MOVE_RTOL, 0) for d in CLOCK_DIAGNOSTICS}
+    crossing = {(d, f): crossing_step(s, hist[d], t_tr, f, rtol=rule[d][0], direction=rule[d][1])
+                for d in CLOCK_DIAGNOSTICS if d in hist for f in FRACTIONS}
     fc = forecast_delay(s, hist["train_loss"], hist["test_loss"], t_tr)
     delay = t_test - t_tr if observed(t_tr) and observed(t_test) else NOT_OBSERVED
     # Δt̂ = inf: the test loss is not decaying at t_tr, so its trend never reaches the training level: the
     # ratio is inf (> 1, a dynamical transition) whenever a delay was measured
     ratio = fc / delay if observed(fc) and observed(delay) and delay > 0 and not np.isnan(fc) else NOT_OBSERVED
     return RunClocks(setting, seed, intervention, t_tr, t_test, crossing, fc, delay, ratio,
-                     threshold_elasticity(s, hist["test_acc"], t_tr), _rising(s, hist["test_loss"], t_tr))
+                     threshold_elasticity(s, hist["test_acc"], t_tr), _rising(s, hist["test_loss"], t_tr),
+                     int(np.asarray(s)[-1]))
 
 
 def _rising(steps, loss, t_tr) -> bool:
@@ -74,9 +114,9 @@ def _rising(steps, loss, t_tr) -> bool:
     return bool(loss[hi] > loss[lo])
 
 
-def all_clocks(runs: dict, interventions=(), first_seed: int = 0) -> list[RunClocks]:
+def all_clocks(runs: dict, interventions=(), first_seed: int = 0, signed: bool = True) -> list[RunClocks]:
     """:func:`run_clocks` of every seed of every setting ({name: histories})."""
-    return [run_clocks(h, name, first_seed + i, name in interventions)
+    return [run_clocks(h, name, first_seed + i, name in interventions, signed)
             for name, hists in runs.items() for i, h in enumerate(hists)]
 
 
@@ -86,6 +126,19 @@ def per_seed(clocks: list[RunClocks], setting: str, field: str, diagnostic: str 
     the ratio t_cross / t_test."""
     rows = [c for c in clocks if c.setting == setting]
     return [c.ratio(diagnostic, fraction) if diagnostic else getattr(c, field) for c in rows]
+
+
+def null_ratios(clocks: list[RunClocks], setting: str) -> dict[str, list]:
+    """Per null clock (:data:`NULLS`), one ratio t_null / t_test per seed of ``setting``."""
+    rows = [c for c in clocks if c.setting == setting]
+    return {n: [c.null_ratio(n) for c in rows] for n in NULLS}
+
+
+def window(clocks: list[RunClocks], setting: str) -> tuple[float, float] | None:
+    """The range over ``setting``'s seeds of t_end / t_test: how late a crossing could still be seen
+    (None when no seed reaches its test clock)."""
+    r = [c.t_end / c.t_test for c in clocks if c.setting == setting and observed(c.t_test) and c.t_test > 0]
+    return (min(r), max(r)) if r else None
 
 
 def has(clocks: list[RunClocks], setting: str, diagnostic: str) -> bool:

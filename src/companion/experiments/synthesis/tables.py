@@ -205,3 +205,15 @@ def laziness_note(profile: str) -> str:
     return (f"Not run at this profile: {', '.join(f'{a} at α = {al:g}' for a, al in missing)} (each costs about "
             f"as much as its arm's clock run). Not tested here, so: "
             f"{', '.join(f'`α: {k}`' for k in untested)} — nothing here stands in for them.")
+
+
+def rescoring_table(counts: dict[str, dict[str, int]]) -> str:
+    """Markdown: the per-setting hypotheses' verdict counts by the rule before null clocks, signed crossings and
+    'not applicable', and by the chapter's rule (:func:`.record.rescored`), on the same runs."""
+    verdicts = [v for v in counts["after"] if counts["before"].get(v) or counts["after"].get(v)]
+    rows = ["| rule | " + " | ".join(verdicts) + " |", "|---|" + "---|" * len(verdicts)]
+    names = {"before": "before: any move, either way; no null; a missing test clock refutes",
+             "after": "this chapter: signed crossings of ≥ 10%; null clocks; a missing test clock is not applicable"}
+    for k in ("before", "after"):
+        rows.append(f"| {names[k]} | " + " | ".join(str(counts[k].get(v, 0)) for v in verdicts) + " |")
+    return "\n".join(rows)
