@@ -71,7 +71,7 @@ def test_departures_lists_nested_fields():
     from companion.experiments import grokking
 
     d = {name: (paper, here) for name, paper, here in departures(grokking.PROFILES["cpu"], grokking.PAPER)}
-    assert d["p"] == (113, 47) and d["train.lr"] == (1e-3, 3e-3) and d["model.p"] == (113, 47)
+    assert d["p"] == (113, 47) and d["train.lr"] == (1e-3, 1e-2) and d["model.p"] == (113, 47)
     assert departures(grokking.PROFILES["paper"], grokking.PAPER) == []
 
 
@@ -107,7 +107,7 @@ def test_run_fills_the_cache_and_a_second_run_computes_nothing(tmp_path):
     env = {"COMPANION_CACHE_DIR": str(tmp_path / "cache")}
     first = companion("run", "grokking", "--profile", "smoke", env=env)
     assert first.returncode == 0, first.stderr
-    assert "3 experiment(s) computed" in first.stdout  # the grokking run at 3 seeds
+    assert "9 experiment(s) computed" in first.stdout  # the grokking run and its two controls, at 3 seeds each
     second = companion("run", "grokking", "--profile", "smoke", env=env)
     assert "0 experiment(s) computed" in second.stdout
 

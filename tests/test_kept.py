@@ -162,8 +162,14 @@ def test_the_book_shows_kept_paper_results_beside_the_cpu_ones(tmp_path, monkeyp
            "COMPANION_PAPER_VIEW": "1"}
     monkeypatch.setenv("COMPANION_RESULTS_DIR", str(res))
     monkeypatch.setattr(kept, "KEEP_CHAPTER", "grokking")
-    for c in grokking.seed_configs(cfg):  # the chapter's claims use 3 seeds
-        kept.keep(grokking.training_run.experiment_name, c, "cuda", hist, 42.0, note="written by a test")
+    # the controls: 90% of the pairs generalises as it fits; without weight decay it never generalises
+    no_delay = {**hist, "test_acc": 0.01 + 0.99 * sig(400), "test_loss": 4.7 * (1 - sig(400)) + 1e-3}
+    no_decay = {**hist, "test_acc": np.full(len(steps), 0.01), "test_loss": np.full(len(steps), 6.0),
+                "weight_norm": 30 + 10 * sig(300)}
+    controls = grokking.control_configs(cfg)
+    for arm, h in ((cfg, hist), (controls[grokking.NO_DELAY], no_delay), (controls[grokking.NO_DECAY], no_decay)):
+        for c in grokking.seed_configs(arm):  # the chapter's claims use 3 seeds
+            kept.keep(grokking.training_run.experiment_name, c, "cuda", h, 42.0, note="written by a test")
     monkeypatch.setattr(kept, "KEEP_CHAPTER", None)
     (res / "runs.jsonl").write_text(json.dumps({"chapters": ["grokking"], "profile": "paper", "wall_s": 126.0}) + "\n")
     out = tmp_path / "book"
@@ -173,7 +179,7 @@ def test_the_book_shows_kept_paper_results_beside_the_cpu_ones(tmp_path, monkeyp
     merged = nbformat.read(out / "merged" / "grokking.ipynb", as_version=4)
     notes = [c.source for c in merged.cells
              if c.cell_type == "markdown" and "paper-scale" in c.metadata.get("tags", [])]
-    assert len(notes) == 1 and "3 kept result(s)" in notes[0] and "2.1 min" in notes[0]
+    assert len(notes) == 1 and "9 kept result(s)" in notes[0] and "2.1 min" in notes[0]
     twins = [c for c in merged.cells if c.cell_type == "code" and "paper-scale" in c.metadata.get("tags", [])]
     assert any(o.get("data", {}).get("image/png") for c in twins for o in c.outputs)  # the paper-scale figure
     paper_claims = json.loads((out / "claims-paper" / "grokking.json").read_text())
