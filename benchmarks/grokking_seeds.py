@@ -3,8 +3,9 @@
 
 The claims framework asks for ≥ 3 seeds per claim from a trained run; batching must keep that
 affordable: at cpu sizes, 3 seeds should cost at most 1.5× one seed. Both arms run the cpu
-profile's config (p = 47, 40% of pairs, d_model 128) with the same number of steps and the same
-evaluation schedule, twice each (the faster time is kept); on the CPU with one thread.
+profile's config (``ex.config("cpu")``, whatever its table size and width are today; the json records
+the one measured) with the same number of steps and the same evaluation schedule, twice each (the
+faster time is kept); on the CPU with one thread.
 
 Run: ``python benchmarks/grokking_seeds.py [STEPS] [DEVICE]`` (default 1000 steps on ``cpu``: the
 ratio, not the total, is the point). Writes ``benchmarks/grokking_seeds.json`` (``cpu``) or
@@ -63,7 +64,9 @@ def three() -> float:
 
 t1 = min(one() for _ in range(2))
 t3 = min(three() for _ in range(2))
-result = {"what": "grokking cpu config, 1 seed (train) vs 3 seeds batched (train_batched)", "steps": steps,
+result = {"what": "grokking cpu config, 1 seed (train) vs 3 seeds batched (train_batched)",
+          "config": f"p = {cfg.p}, {cfg.train_frac:.0%} of the pairs ({cfg.split} split), d_model {cfg.model.d_model}",
+          "steps": steps,
           "n_evals": cfg.train.n_evals, "one_seed_s": round(t1, 2), "three_seeds_batched_s": round(t3, 2),
           "ratio": round(t3 / t1, 3), "target": "≤ 1.5", "device": device, "torch": torch.__version__,
           "threads": torch.get_num_threads() if device == "cpu" else None,

@@ -342,3 +342,34 @@ def test_laziness_grid_runs_every_cell_at_cpu_and_paper_and_names_what_smoke_lea
     note = ex.laziness_note("smoke")
     assert "`α: transfer_rich`" in note and "`α: richer_shortens`" in note
     assert "`α: transfer_lazy`" not in note and "`α: lazier_delays`" not in note
+
+
+def test_a_pooled_criterion_a_null_clock_also_meets_is_vacuous(tmp_path):
+    # every run groks at ~1.32·t and its diagnostic jumps exactly there: rank ρ = 1; the runs all end at 10⁴, so the
+    # midpoint and log-midpoint nulls stand at one step and order nothing (ρ undefined), and the seeded random null
+    # of setting "gu" orders them against the test clock (ρ = −0.7)
+    runs = {"gu": [_hist(t, lead=1 / 1.32) for t in (30, 100, 300, 1000, 3000)]}
+    clocks = ex.all_clocks(runs)
+    nulls = ex.summaries.null_criteria(clocks, "kernel_distance", 0.5)
+    assert set(nulls) == set(ex.summaries.NULLS) and nulls["midpoint"].defined == 1.0
+    claims = Claims("synthesis", "cpu", directory=tmp_path)
+    record.record_pooled(claims, clocks)
+    v = {c.id: c for c in claims.records}
+    assert v["defined_kernel_distance_50"].verdict == "vacuous"  # a null clock crosses in every run too
+    assert "null clock" in v["defined_kernel_distance_50"].vacuous
+    rank = v["rank_kernel_distance_50"]
+    assert rank.measured == pytest.approx(1.0) and rank.verdict == "supported"  # no null orders the runs
+
+
+def test_spearman_gives_ties_their_average_rank_as_scipy_does():
+    from scipy.stats import spearmanr
+
+    from companion.experiments.synthesis.summaries import _spearman
+
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        a, b = rng.integers(0, 4, 9).astype(float), rng.integers(0, 5, 9).astype(float)
+        expected = spearmanr(a, b).statistic
+        got = _spearman(a, b)
+        assert (np.isnan(got) and np.isnan(expected)) or got == pytest.approx(expected)
+    assert np.isnan(_spearman([5.0, 5.0, 5.0], [1.0, 2.0, 3.0]))  # a clock at one step orders nothing

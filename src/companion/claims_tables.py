@@ -26,10 +26,10 @@ def badge(verdict: str) -> str:
 def control_text(c: dict) -> str:
     """One control of a claim (:meth:`ControlRun.record`) in words: its name, the seeds that meet the
     claim's bound, and its values."""
+    label = c["name"] if c["name"].startswith("null clock") else f"control ({c['name']})"
     if c["per_seed"]:
-        label = c["name"] if c["name"].startswith("null clock") else f"control ({c['name']})"
         return f"{label}: {c['seeds_held']}/{len(c['per_seed'])} meet the bound: {_fmt(c['per_seed'])}"
-    return f"control ({c['name']}): {_fmt(c['measured'])}, {'meets' if c['passes'] else 'misses'} the bound"
+    return f"{label}: {_fmt(c['measured'])}, {'meets' if c['passes'] else 'misses'} the bound"
 
 
 def _cell(text: Any) -> str:

@@ -79,7 +79,8 @@ def decide_hypothesis(chapter: str, profile: str, id: str, *, ref: str, setting:
     ``nulls`` (name → per-seed t_null / t_test, for a clock ratio t_cross / t_test): a supported
     hypothesis whose clock does not beat the best null clock by :data:`NULL_FACTOR` in every deciding
     seed (:func:`null_beaten`) is ``vacuous``: a clock that knows only the train clock and the run's
-    length does as well."""
+    length does as well. With ``measured`` (a pooled criterion), ``nulls`` maps each null clock to the same
+    criterion computed on it: a supported hypothesis that a null clock meets too is ``vacuous``."""
     if (measured is None) == (per_seed is None):
         raise ValueError(f"hypothesis {id!r}: give exactly one of measured= and per_seed=")
     if profile in STRICT_PROFILES and not basis:
@@ -123,6 +124,14 @@ def decide_hypothesis(chapter: str, profile: str, id: str, *, ref: str, setting:
         shown = _plain(measured)
         holds, margin = expected.holds(shown), expected.margin(shown)
         outcome = "supported" if holds else "refuted"
+        if nulls:  # one value per null clock: the same criterion computed on the null clocks of the same runs
+            extra["controls"] = [dict(name=f"null clock ({n})", why="knows only t_tr and the run's length",
+                                      per_seed=None, measured=_plain(v), seeds_held=int(expected.holds(_plain(v))),
+                                      passes=expected.holds(_plain(v))) for n, v in nulls.items()]
+            passing = [c for c in extra["controls"] if c["passes"]]
+            if outcome == "supported" and passing:
+                outcome = "vacuous"
+                vacuous = f"the {passing[0]['name']} meets it too ({_fmt(passing[0]['measured'])})"
     return Claim(id, ref, prediction.says, shown, str(expected), outcome, profile, chapter, quantity=quantity,
                  basis=basis, kind="hypothesis", margin=margin, undecided=undecided, vacuous=vacuous,
                  explanation=prediction.paper, setting=setting, refuted_if=prediction.refuted_if, group=group,

@@ -29,6 +29,7 @@ from companion.experiments.synthesis.summaries import (
     criteria,
     has,
     norm_ratio,
+    null_criteria,
     null_ratios,
     paired_ratio,
     per_seed,
@@ -111,9 +112,10 @@ def record_hypotheses(claims, clocks: list, settings: list[str], labels: dict[st
 
 def rescored(runs: dict, settings: list[str], labels: dict[str, str], profile: str, interventions=(),
              first_seed: int = 0) -> dict[str, dict[str, int]]:
-    """The per-setting hypotheses of :func:`record_hypotheses` decided twice from the same runs — by the rule
-    before (crossings in either direction, any move above 0.1%; no null clocks; a test clock that never arrived
-    refutes) and by the chapter's rule — as verdict counts: ``{"before": {verdict: n}, "after": {…}}``."""
+    """The hypotheses on the four clocks (:func:`record_hypotheses`, :func:`record_pooled`) decided twice from the
+    same runs — by the rule before (crossings in either direction, any move above 0.1%; no null clocks; a test
+    clock that never arrived refutes) and by the chapter's rule — as verdict counts: ``{"before": {verdict: n},
+    "after": {…}}``."""
     import tempfile
     from pathlib import Path
 
@@ -125,6 +127,7 @@ def rescored(runs: dict, settings: list[str], labels: dict[str, str], profile: s
             scratch = Claims("rescored", profile, Path(tmp) / name)
             clocks = all_clocks(runs, interventions, first_seed, signed=signed)
             record_hypotheses(scratch, clocks, settings, labels, nulls=signed)
+            record_pooled(scratch, clocks, nulls=signed)
             out[name] = {v: sum(r.verdict == v for r in scratch.records) for v in HYPOTHESIS_VERDICTS}
     return out
 
@@ -184,13 +187,17 @@ def record_weight_decay(claims, runs: dict, clocks: list, labels: dict[str, str]
 
 
 def record_pooled(claims, clocks: list, label: str = "all grokking runs",
-                  shifts_label: str = "all interventions") -> list:
+                  shifts_label: str = "all interventions", nulls: bool = True) -> list:
     """The pooled criteria of every diagnostic (:func:`.summaries.criteria`), ½ crossings and the
-    robustness row (¼, ¾) in one group per criterion; returns the ½ :class:`Criteria`. The
-    "shifts" criterion reads the interventions (:data:`.configs.INTERVENTIONS`) against their bases."""
+    robustness row (¼, ¾) in one group per criterion; returns the ½ :class:`Criteria` (then the null
+    clocks' over every run). The
+    "shifts" criterion reads the interventions (:data:`.configs.INTERVENTIONS`) against their bases.
+    Each criterion is computed for the null clocks too, over the same runs (:func:`.summaries.null_criteria`):
+    a diagnostic that meets it is supported only if no null clock does (``nulls=False``: the rule before)."""
     out = []
     for d in EXPLAINS:
         rows = {f: criteria(clocks, d, f, interventions=INTERVENTIONS) for f in FRACTIONS}
+        null_rows = {f: null_criteria(clocks, d, f, INTERVENTIONS) for f in FRACTIONS} if nulls else {}
         out.append(rows[0.5])
         for k, attr in (("rank", "rank"), ("defined", "defined"), ("leads", "lead_upper"), ("shifts", "shifts")):
             for f, c in rows.items():
@@ -200,7 +207,10 @@ def record_pooled(claims, clocks: list, label: str = "all grokking runs",
                                   setting=shifts_label if k == "shifts" else label,
                                   quantity=f"{k} ({f:g} crossing; {over})",
                                   prediction=POOLED[(d, k)], measured=getattr(c, attr), basis=BASIS[k],
-                                  group=f"{k}:{d}")
+                                  group=f"{k}:{d}",
+                                  nulls={n: getattr(x, attr) for n, x in null_rows[f].items()} if nulls else None)
+    if nulls:  # the null clocks' own criteria over every run, for the chapter's table
+        out += list(null_criteria(clocks, None, 0.5, INTERVENTIONS).values())
     return out
 
 

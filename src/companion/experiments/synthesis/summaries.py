@@ -14,7 +14,7 @@ not an intervention, and test accuracy reaching 0.9.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -162,8 +162,21 @@ class Criteria:
     n_shift_pairs: int = 0  # those pairs (intervention against its base, seed i against seed i)
 
 
+def _ranks(x) -> np.ndarray:
+    """Ranks with ties at their average rank (a clock that stands at one step in every run has no order)."""
+    x = np.asarray(x, float)
+    order = np.argsort(x, kind="stable")
+    r = np.empty(len(x))
+    r[order] = np.arange(len(x), dtype=float)
+    for v in np.unique(x):
+        tie = x == v
+        r[tie] = r[tie].mean()
+    return r
+
+
 def _spearman(a, b) -> float:
-    ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
+    """Spearman's ρ: the correlation of the ranks, ties at their average rank; NaN when either side is constant."""
+    ra, rb = _ranks(a), _ranks(b)
     return float(np.corrcoef(ra, rb)[0, 1]) if np.std(ra) > 0 and np.std(rb) > 0 else float("nan")
 
 
@@ -205,6 +218,16 @@ def criteria(clocks: list[RunClocks], diagnostic: str, fraction: float = 0.5, n_
     boot = np.median(lead[g.integers(0, k, (n_boot, k))], axis=1)
     lo, hi = (float(x) for x in np.percentile(boot, [2.5, 97.5]))
     return Criteria(diagnostic, n, k, k / n, _spearman(tc, tt), float(np.median(lead)), (lo, hi), hi, *sh)
+
+
+def null_criteria(clocks: list[RunClocks], diagnostic: str | None, fraction: float,
+                  interventions: dict | None = None) -> dict[str, Criteria]:
+    """The pooled criteria of each null clock (:data:`NULLS`), over the runs that have ``diagnostic`` (every run
+    for None): what a clock that knows only t_tr and the run's end scores on the same runs (the null clock
+    stands at the same step at every fraction)."""
+    runs = [c for c in clocks if diagnostic is None or (diagnostic, fraction) in c.crossing]
+    return {n: criteria([replace(c, crossing={(f"null:{n}", fraction): c.null(n)}) for c in runs], f"null:{n}",
+                        fraction, interventions=interventions) for n in NULLS}
 
 
 def paired_ratio(clocks: list[RunClocks], setting: str, base: str, field: str = "t_test") -> list:
