@@ -69,7 +69,7 @@ def _hist(t_grok: float, steps=None, moves=True, lead=2.0) -> dict:
     diag = 1 / (1 + np.exp(-(np.log(s) - np.log(t_grok / lead)) * 8)) if moves else np.ones_like(s)
     return {"step": s, "train_acc": np.minimum(1, s / 10), "test_acc": sig,
             "train_loss": np.exp(-s / 10) + 1e-3, "test_loss": 1 - 0.9 * sig + 1e-3,
-            "kernel_distance": diag, "alignment": diag, "param_sq": 10 - diag}
+            "kernel_distance": diag, "alignment": diag, "param_sq": 10 - 5 * diag}
 
 
 def test_a_diagnostic_whose_test_clock_never_arrives_is_not_applicable(tmp_path):

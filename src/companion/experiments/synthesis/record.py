@@ -54,13 +54,13 @@ BASIS = {
     "shifts": "a clock that is the mechanism moves with the transition it explains, earlier when it comes "
               "earlier; 'most' is more than half of the pairs",
     "needed": "Gu et al. give no delay without weight decay: 'never' is the only reading of 'does not occur'",
-    "norm": "1 separates a norm that falls from one that grows between the two clocks",
-    "speeds": "1 separates sooner from not sooner; the clocks are read at the same logged steps",
+    "norm": "a fall or a rise is a change of at least 10% between the two clocks; a smaller one is a wiggle",
+    "speeds": "sooner is at least 10% sooner: the clocks are read at the same logged steps, about that far apart",
     "gu_rises": "0 separates a critical fraction that rises with p from one that does not; Thm 3.12's 2 ln p / C "
                 "rises with p for any fixed C",
     "levi_inverse": "a constant λ* makes α* = 2/(λ* p) exactly ∝ p⁻¹; ±½ is half the distance from that exponent "
                     "to 0, a critical fraction that does not depend on p",
-    "alpha": "1 separates a longer delay from one no longer; the delays are read at the same logged steps, "
+    "alpha": "longer or shorter is by at least 10%; the delays are read at the same logged steps, "
              "seed i against seed i (one split, one initialisation, only α and the learning rate it sets differ)",
     "lazy": "0.9 is the accuracy at which every clock of the chapter is read, the yardstick by which a run has "
             "generalised: the lazy model 'reaches the target's accuracy' when it generalises by the same yardstick "
