@@ -21,6 +21,7 @@ GPU_BYTES = 78 * 2 ** 30  # the smallest GPU the paper profiles are meant for (a
 #: (chapter, regex on "experiment config") -> why it is not stepped here (its check is below)
 HEAVY = {
     ("linear_estimators", r"^fig[12367] "): "closed-form figures at d_in = 1000: no training loop, 12–160 s each",
+    ("linear_estimators", r"^fig1_seeds "): "Fig. 1 over 160 draws at d_in = 1000, no training loop: over 5 minutes",
     ("progress_measures", r"p=(211|379),"): "evaluations over p² pairs take 10–30 s a step at p ≥ 211",
     ("progress_measures", r"d_model=(1024|2048)"): "d_mlp 4096–8192: seconds per step",
     ("progress_measures", r"^image_run"): "ResNet-18 at 224², batch 200: tens of seconds a step",
@@ -175,12 +176,12 @@ def test_deep_transformers_step_on_a_small_batch():
 
 
 def test_closed_form_figures_of_linear_estimators_fit():
-    """Levi et al. Figs. 1–3, 6, 7 are closed forms and simulations at d_in = 1000: their largest
-    arrays are d_in × d_in float64 matrices per seed (checked at cpu in every book build)."""
+    """Levi et al. Figs. 1–3, 6, 7 (and Fig. 1 over many draws) are closed forms and simulations at d_in = 1000:
+    their largest arrays are d_in × d_in float64 matrices per seed (checked at cpu in every book build)."""
     from companion.experiments import linear_estimators as ex
 
-    for f in ("fig1", "fig2", "fig3", "fig6", "fig7"):
+    for f in ("fig1", "fig2", "fig3", "fig6", "fig7", "fig1_seeds"):
         cfg = ex.config(f, "paper")
         d = getattr(cfg, "d_in", 1000)
-        seeds = getattr(cfg, "n_seeds", 1)
+        seeds = getattr(cfg, "n_seeds", getattr(cfg, "dt_seeds", 1))
         assert d * d * 8 * max(seeds, 1) * 4 < GPU_BYTES / 4
