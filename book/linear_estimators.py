@@ -42,9 +42,9 @@ from companion.claims import (
     ALL_SEEDS,
     MEDIAN,
     Claims,
+    ControlRun,
     at_least,
     at_most,
-    greater_than,
     is_true,
     less_than,
     never,
@@ -57,6 +57,14 @@ from companion.figures import linear_estimators as figures
 ctx = profiles.setup(profile, device, seed)
 ctx = runs.precompute("linear_estimators", ctx)  # its experiments first, one process per core where cores allow
 claims = Claims("linear_estimators", profile)
+
+# the bases several figures' claims share (defined here, before any experiment, so that every view of the
+# chapter — a page of kept paper-scale results too — reaches them)
+LOSS_BASIS = ("0.05 decades (12%): curves that overlap on the paper's log axes; compared where Eq. 8 ≥ ε/40 "
+              "(ε = 1e-3), below which both accuracies are 1 (erf√20 ≈ 1)")
+AGREEMENT = ("an agreement with a parameter-free formula: a simulation the formula did not describe fails the "
+             "bound; no run lacks the effect while keeping the formula")
+DT_BASIS = "15%: the chapter's agreement bound for simulated against exact grokking times"
 
 # %% tags=["remove-input"]
 Markdown(f"Run with {ctx.describe()}.")
@@ -110,93 +118,103 @@ ex.departures_table(profile)
 r1 = ex.fig1(ex.config("fig1", profile, seed), ctx.device)
 m1 = summaries.fig1(r1)
 
-# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 1: losses (left) and accuracies (centre) for \u03bb = 0.1, 0.9, 1.5 \u2014 simulation coloured (train dashed, test solid), theory black; right: grokking time against \u03bb for two \u03b5, simulation, exact theory and Eq. (11).", "name": "le-fig1"}}
+# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 1: losses (left) and accuracies (centre) for \u03bb = 0.1, 0.9, 1.5 \u2014 simulation coloured (one draw; train dashed, test solid), theory thick grey; right: grokking time against \u03bb for two \u03b5, simulation (mean \u00b1 sd of draws), exact theory and Eq. (11).", "name": "le-fig1"}}
 figures.fig1(r1)
 
 # %% tags=["remove-input"]
 figures.fig1_table(m1)
 
 # %% [markdown]
-# The paper's Fig. 1 shows one run. The theory is the average over draws of data, teacher and
-# student (the MP law is the $d_{\rm in}\to\infty$ limit of the spectrum of $\Sigma_{\rm tr}$), so
-# the curve claims compare the **mean over draws** with it, at both ε, and list single draws
-# beside it; the grokking time at λ ≥ 0.9, where one draw scatters most, is checked over many
-# draws (a second experiment, `fig1_seeds`).
+# The paper's Fig. 1 shows one run. Its theory is an average over draws of the data, teacher and
+# student: Eq. 8 averages over the Marchenko–Pastur law, the $d_{\rm in}\to\infty$ limit of the
+# spectrum of $\Sigma_{\rm tr}$. So the claims below compare like with like — the **expected loss**
+# at the paper's $d_{\rm in} = 1000$ with Eq. 8, and the grokking time of that expected loss with
+# the exact theory's — and test Eq. 9 (the accuracy is a function of the loss) on each draw's own
+# loss. The expected loss is estimated from many training spectra: a run's losses depend on the
+# data only through the eigenvalues of $\Sigma_{\rm tr}$, and on teacher and student only through
+# their coordinates in its eigenbasis, which are isotropic Gaussians independent of the spectrum; so
+# each spectrum is drawn (exactly, from a bidiagonal model of the Wishart matrix) and its loss is
+# averaged over teacher and student in closed form (`companion.theory.spectral_gd`; a unit test
+# checks it against the full simulation draw by draw). Single draws of data, teacher and student
+# (`fig1_seeds`, the full simulation with fresh test sets) are listed beside it.
 
 # %%
 r1s = ex.fig1_seeds(ex.config("fig1_seeds", profile, seed), ctx.device)
 m1s = summaries.fig1_seeds(r1s)
 
+# %%
+rE = ex.expected_losses(ex.config("expected_losses", profile, seed), ctx.device)
+mE = summaries.expected(rE)
+
 # %% tags=["remove-input"]
-figures.fig1_seeds_table(m1s)
+figures.fig1_agreement_table(mE, m1s)
+
+# %% tags=["remove-input"]
+figures.fig1_dt_table(mE, m1)
 
 # %% [markdown]
-# At λ = 0.9 the mean of the draws leaves the theory late in training, once the loss is carried
-# by the few smallest eigenvalues of $\Sigma_{\rm tr}$ near the lower MP edge
-# $(1-\sqrt\lambda)^2 = 0.0026$: at $d_{\rm in} = 1000$ these fluctuate from draw to draw (on
-# the Tracy–Widom scale, $\propto d_{\rm in}^{-2/3}$) and the $d_{\rm in}\to\infty$ law has no
-# such fluctuations. The table gives the deviation of the mean and the range over single
-# draws; the paper ("the predictions … strictly apply in the gradient-flow limit and for large
-# sample sizes", §5) shows a single draw.
+# **Finite size.** Near the lower edge of the MP law, $(1-\sqrt\lambda)^2 = 0.0026$ at λ = 0.9, the
+# late loss is carried by the few smallest eigenvalues of $\Sigma_{\rm tr}$, whose distribution at
+# finite $d_{\rm in}$ differs from the limit law (on the Tracy–Widom scale, $\propto d_{\rm in}^{-2/3}$).
+# Whether a late gap is that, or a defect of the theory, is decided by a sweep of $d_{\rm in}$ at the
+# same λ: a finite-size gap shrinks as $d_{\rm in}$ grows.
 
 # %% tags=["remove-input"]
-Markdown(f"At λ = 0.95 the median over {len(m1s.dt_ratio[0.95])} draws of Δt_sim/Δt_exact is "
-         f"{m1s.dt_ratio_median[0.95][m1s.eps[0]]:.2f} (ε = {m1s.eps[0]:g}) and "
-         f"{m1s.dt_ratio_median[0.95][m1s.eps[1]]:.2f} (ε = {m1s.eps[1]:g}), a finite-size bias of the draws near the "
-         f"MP edge; at λ = 0.9 it is {m1s.dt_ratio_median[0.9][m1s.eps[0]]:.2f} and "
-         f"{m1s.dt_ratio_median[0.9][m1s.eps[1]]:.2f}. Single draws scatter far more than the bound (table above), so "
-         f"the claims below take the median of the per-draw ratio (the ε farther from 1); its 95% interval from the "
-         f"order statistics is {m1s.dt_ratio_interval[0.9][0]:.2f}–{m1s.dt_ratio_interval[0.9][1]:.2f} at λ = 0.9 "
-         f"and {m1s.dt_ratio_interval[0.95][0]:.2f}–{m1s.dt_ratio_interval[0.95][1]:.2f} at λ = 0.95, against the "
-         f"bound 0.85–1.15. Where the interval reaches across the bound the claim below is undecided (a median "
-         f"inside the bound is not enough): an interval clear of it would take about {m1s.dt_draws_to_decide[0.9]:.0f} draws at λ = 0.9 and "
-         f"{m1s.dt_draws_to_decide[0.95]:.0f} at λ = 0.95 (from the median and spread of these).")
+figures.finite_size_table(mE)
+
+# %% tags=["remove-input"]
+_sw = mE.sweep[0.9]
+_d = sorted(_sw)
+Markdown(f"At λ = 0.9 the expected generalisation loss sits {_sw[mE.d_in][3]:+.0%} from Eq. 8 at "
+         f"t = {_sw[mE.d_in][2]:.3g} for $d_{{\\rm in}}$ = {mE.d_in}; the same gap is "
+         + ", ".join(f"{_sw[d][3]:+.0%} at $d_{{\\rm in}}$ = {d}" for d in _d if d != mE.d_in)
+         + f" (largest gaps {', '.join(f'{_sw[d][0]:.3f}' for d in _d)} decades for $d_{{\\rm in}}$ = "
+         f"{', '.join(map(str, _d))}). The grokking times, read where the loss crosses ε/4, sit earlier on the "
+         f"curve, where the gap is a few per cent: Δt of the expected loss is within "
+         f"{max(abs(mE.dt_worst[lam][0] - 1) for lam in mE.lams if lam < 1):.1%} of the exact theory at every λ < 1.")
 
 # %%
 FIG1_QUOTE = ("In Fig. 1 we show that these analytical predictions are in excellent agreement with numerical "
               "experiments, with no fitting parameters, in both regimes (§3.1.1)")
-FIG1_MEAN = (f"the theory is the mean over draws (Eq. 8 averages over the MP law), so the mean of "
-             f"{len(m1s.loss_dev[0.1])} draws is compared; single draws are listed in the table above")
-FIG1_MEAN_HI = FIG1_MEAN.replace(f"of {len(m1s.loss_dev[0.1])} draws", f"of {len(m1s.loss_dev[1.5])} draws")
-LOSS_BASIS = ("0.05 decades (12%): curves that overlap on the paper's log axes; compared where Eq. 8 ≥ ε/40 "
-              "(ε = 1e-3), below which both accuracies are 1 (erf√20 ≈ 1)")
-ACC_BASIS = ("0.05: five points of accuracy, about ten times the sampling error of a mean accuracy over the "
-             "draws' fresh test sets")
-claims.claim("fig1_loss_lam0.1", ref="Fig. 1", quantity="max over t of |log₁₀(mean L_sim / Eq. 8)|, λ = 0.1",
-             measured=m1s.loss_dev_mean[0.1], expected=at_most(0.05), quote=FIG1_QUOTE, basis=LOSS_BASIS,
-             one_value=FIG1_MEAN)
-claims.claim("fig1_loss_lam0.9", ref="Fig. 1", quantity="max over t of |log₁₀(mean L_sim / Eq. 8)|, λ = 0.9",
-             measured=m1s.loss_dev_mean[0.9], expected=at_most(0.05), quote=FIG1_QUOTE, basis=LOSS_BASIS,
-             one_value=FIG1_MEAN, known_deviation=ex.known_deviation("fig1_loss_lam0.9", profile))
-claims.claim("fig1_loss_lam1.5", ref="Fig. 1", quantity="max over t of |log₁₀(mean L_sim / Eq. 8)|, λ = 1.5",
-             measured=m1s.loss_dev_mean[1.5], expected=at_most(0.05), quote=FIG1_QUOTE, basis=LOSS_BASIS,
-             one_value=FIG1_MEAN_HI)
-claims.claim("fig1_acc_lam0.1", ref="Fig. 1", quantity="max over t, both ε of |mean A_sim − Eq. 9|, λ = 0.1",
-             measured=m1s.acc_dev_mean[0.1], expected=at_most(0.05), quote=FIG1_QUOTE, basis=ACC_BASIS,
-             one_value=FIG1_MEAN)
-claims.claim("fig1_acc_lam0.9", ref="Fig. 1", quantity="max over t, both ε of |mean A_sim − Eq. 9|, λ = 0.9",
-             measured=m1s.acc_dev_mean[0.9], expected=at_most(0.05), quote=FIG1_QUOTE, basis=ACC_BASIS,
-             one_value=FIG1_MEAN, known_deviation=ex.known_deviation("fig1_acc_lam0.9", profile))
-claims.claim("fig1_acc_lam1.5", ref="Fig. 1", quantity="max over t, both ε of |mean A_sim − Eq. 9|, λ = 1.5",
-             measured=m1s.acc_dev_mean[1.5], expected=at_most(0.05), quote=FIG1_QUOTE, basis=ACC_BASIS,
-             one_value=FIG1_MEAN_HI)
+ACC_BASIS = ("0.05: five points of accuracy. Eq. 9 is tested on each draw's own loss (Eq. 8 by fig1_loss_*), so "
+             "the mean over draws of the gap carries only the sampling error of finite train and test sets")
+
+
+def expected_loss_note(lam):
+    return (f"the expected loss at d_in = {mE.d_in}: the mean of {mE.n[lam]} training spectra, each averaged "
+            f"exactly over teacher and student (Eq. 8 is an average over draws); single draws are in the table above")
+
+
+for lam in (0.1, 0.9, 1.5):
+    claims.claim(f"fig1_loss_lam{lam:g}", ref="Fig. 1",
+                 quantity=f"max over t of |log₁₀(expected L / Eq. 8)|, train and test, λ = {lam:g}",
+                 measured=mE.loss_dev[lam], interval=mE.loss_dev_interval[lam], expected=at_most(0.05),
+                 quote=FIG1_QUOTE, basis=LOSS_BASIS, one_value=expected_loss_note(lam), no_control=AGREEMENT,
+                 known_deviation=None if lam != 0.9 or profile == "smoke" else (
+                     f"a finite-size gap: at d_in = {mE.d_in} the expected generalisation loss sits "
+                     f"{mE.worst[lam][2]:+.0%} from Eq. 8 at t = {mE.worst[lam][0]:.3g}; the same gap is "
+                     + ", ".join(f"{_sw[d][3]:+.0%} at d_in = {d}" for d in _d if d != mE.d_in)
+                     + " (table above): it shrinks as d_in grows, as the MP law's edge is approached"))
+    claims.claim(f"fig1_acc_lam{lam:g}", ref="Fig. 1 / Eq. 9",
+                 quantity=f"max over t, train and test, both ε of |mean over draws of A_sim − Eq. 9(L_sim)|, λ = {lam:g}",
+                 measured=m1s.acc_dev_mean[lam], interval=m1s.acc_dev_mean_interval[lam], expected=at_most(0.05),
+                 quote=FIG1_QUOTE, basis=ACC_BASIS, no_control=AGREEMENT,
+                 one_value=f"the mean over {len(m1s.acc_dev[lam])} draws of data, teacher and student of the gap "
+                           f"between each draw's accuracy and Eq. 9 of its own loss (single draws up to "
+                           f"{max(m1s.acc_dev[lam]):.3f})")
 DT_QUOTE = ("Eq. (11) indicates that the maximal grokking time difference occurs near λ ≃ 1 … These "
             "predictions are verified in Fig. 1(right) (§3.1.3); exact Δt here, Eq. 11 being its ε → 0 limit")
-DT_BASIS = ("15%: simulated Δt within 15% of the exact theory, the chapter's agreement bound for grokking times "
-            "(a single draw at λ ≥ 0.9 scatters widely: see the draws in the table above; so the median over draws decides)")
+DT_NOTE = ("the grokking time of the expected loss (through Eq. 9), like the exact theory's, which is that of "
+           "Eq. 8's loss; single draws scatter about it (table above)")
 claims.claim("fig1_dt_theory", ref="Fig. 1",
-             quantity="max over λ ≤ 0.8 and both ε of |mean Δt_sim / Δt_exact − 1| (mean over draws)",
-             measured=m1.rel_err_low_mean, expected=at_most(0.15), quote=DT_QUOTE,
-             basis="15%: the chapter's agreement bound for simulated against exact grokking times",
-             one_value=f"the theory is the mean over draws; single draws scatter about it (largest per-draw error "
-                       f"{max(m1.rel_err_low_per_seed):.0%}), so the mean of {len(m1.rel_err_low_per_seed)} draws is compared")
-claims.claim("fig1_dt_lam0.9", ref="Fig. 1", quantity="Δt_sim/Δt_exact at λ = 0.9 (per draw, the ε farther from 1)",
-             per_seed=m1s.dt_ratio[0.9], expected=within(1.0, 0.15), rule=MEDIAN, quote=DT_QUOTE, basis=DT_BASIS,
-             known_deviation=ex.known_deviation("fig1_dt_lam0.9", profile))
-claims.claim("fig1_dt_lam0.95", ref="Fig. 1",
-             quantity="Δt_sim/Δt_exact at λ = 0.95 (per draw, the ε farther from 1)",
-             per_seed=m1s.dt_ratio[0.95], expected=within(1.0, 0.15), rule=MEDIAN, quote=DT_QUOTE, basis=DT_BASIS,
-             known_deviation=ex.known_deviation("fig1_dt_lam0.95", profile))
+             quantity=f"max over λ ≤ {summaries.LOW_LAM} and both ε of |Δt of the expected loss / exact Δt − 1|",
+             measured=mE.low_dev, interval=mE.low_dev_interval, expected=at_most(0.15), quote=DT_QUOTE,
+             basis=DT_BASIS, one_value=DT_NOTE, no_control=AGREEMENT)
+for lam in (0.9, 0.95):
+    claims.claim(f"fig1_dt_lam{lam:g}", ref="Fig. 1",
+                 quantity=f"Δt of the expected loss / exact Δt at λ = {lam:g} (the ε farther from 1)",
+                 measured=mE.dt_worst[lam][0], interval=mE.dt_worst[lam][1], expected=within(1.0, 0.15),
+                 quote=DT_QUOTE, basis=DT_BASIS, one_value=DT_NOTE, no_control=AGREEMENT)
 claims.claim("fig1_dt_increasing", ref="Fig. 1", quantity="smallest ratio of neighbouring exact Δt on the λ markers",
              measured=m1.min_step_ratio, expected=at_least(1.15 / 0.85), kind="consistency",
              basis="steps of more than 1.15/0.85 = 1.35× between neighbouring λ: with every simulated Δt within 15% "
@@ -207,20 +225,27 @@ claims.claim("fig1_plateau", ref="Fig. 1 / Eq. 8", quantity=f"late L_gen at λ =
                    "generalization (§3.1.1)",
              basis="the null-space share of ‖D₀‖² is a χ² with d_in − N_tr = 333 degrees of freedom (7.7% relative "
                    "sd per draw): 10% is finite-size scatter the d_in → ∞ theory cannot have; the median of the "
-                   "draws decides, and its 95% interval must clear the bound")
+                   "draws decides, and its 95% interval must clear the bound",
+             control=ControlRun("λ = 0.9", "N_tr > d_in: Σ_tr has no null space, so nothing holds the test loss up",
+                                per_seed=[float(v) for v in r1s["curves"][0.9][m1s.eps[0]]["sim"]["test_loss"][:, -1]]))
 
 # %% [markdown]
 # ### Eq. 11 is the ε → 0 limit
 #
-# Eq. 11 drops the ε-dependence of the crossing times. At the paper's ε = 10⁻³ it overestimates
-# the exact grokking time by a factor 1.6–4 (table above); the ratio tends to 1 only
-# logarithmically as ε → 0. And at λ = 1, where Eq. 11 diverges, the exact Δt at fixed ε is
+# Eq. 11 drops the ε-dependence of the crossing times, so at the paper's ε it overestimates the
+# exact grokking time, and the ratio tends to 1 only logarithmically as ε → 0 (table below). The
+# paper's own App. B does better: Eq. 25 adds the first finite-ε correction. And at λ = 1, where Eq. 11 diverges, the exact Δt at fixed ε is
 # finite: the loss decays as a power law there, not exponentially.
 
 # %%
 q = summaries.eq11(ex.eq11_ratios())
 th = summaries_late.theory_checks(ex.theory_checks())
 figures.eq11_table(q)
+
+# %% tags=["remove-input"]
+Markdown(f"At ε = 10⁻³ Eq. 11 is {q.ratio_at_paper_eps:.2f}× the exact Δt at λ = 0.5 "
+         f"({summaries.listing([r[list(q.eps).index(1e-3)] for r in q.ratios.values()], '.2f')} at λ = "
+         f"{summaries.listing(q.ratios, 'g')}); the paper's Eq. 25 is {q.eq25_ratio:.2f}× at λ = 0.5.")
 
 # %%
 EQ11_QUOTE = ("solving for the difference t*_gen − t*_tr, and expanding the result in the limit of ε ≪ 1, one "
@@ -230,6 +255,10 @@ claims.claim("eq11_eps1e-3", ref="Eq. 11", quantity="Eq. 11 / exact Δt (λ = 0.
              basis="15%: the chapter's agreement bound for grokking times",
              known_deviation=f"Eq. 11 is only the ε → 0 limit: at ε = 1e-3 it is {q.ratio_at_paper_eps:.2f}× the "
                              f"exact Δt (λ = 0.5)")
+claims.claim("eq25_eps1e-3", ref="Eq. 25 (App. B)", quantity="Eq. 25 / exact Δt (λ = 0.5, ε = 1e-3)",
+             measured=q.eq25_ratio, expected=within(1.0, 0.15), kind="consistency",
+             basis="the paper's own finite-ε correction of Eq. 11 (App. B) against the exact theory: it removes most "
+                   "of Eq. 11's overestimate at the paper's ε, where it is defined (see Errata)")
 claims.claim("eq11_limit", ref="Eq. 11", quantity="Eq. 11 / exact Δt at ε = 1e-12 (λ = 0.5; nan unless monotone in ε)",
              measured=q.limit_ratio, expected=within(1.0, 0.15), kind="consistency",
              basis="Eq. 11 is the ε → 0 limit of the exact Δt, so the ratio must approach 1")
@@ -245,28 +274,48 @@ claims.claim("eq11_lambda1", ref="Eq. 11 / §3.1.3", quantity="exact t*_gen at �
 # ### The initialisation scale (§3.1.3)
 #
 # A student initialised at $\alpha S_0$ starts from $D_0 = \alpha S_0 - T$ with
-# $\mathbb E\|D_0\|^2 = (1+\alpha^2)/2$, and since GD is linear in $D$ every loss is rescaled
-# by that factor — the same as a threshold $\epsilon \to 2\epsilon/(1+\alpha^2)$. The same
-# draws are run from $S_0$ and from $2S_0$ (λ = 0.5):
+# $\mathbb E\|D_0\|^2 = (1+\alpha^2)/2$, and since GD is linear in $D$ every expected loss is rescaled
+# by that factor — the same as a threshold $\epsilon \to \epsilon' = 2\epsilon/(1+\alpha^2)$, which moves
+# both $t^*_{\rm tr}$ and $t^*_{\rm gen}$ later by amounts the exact theory gives. The same runs (spectra,
+# teacher and student drawn, `companion.theory.spectral_gd`) are trained from $S_0$ and from $\alpha S_0$
+# (λ = 0.5); the check compares the measured shifts of each arm's mean loss crossing with the predicted
+# ones. α = 3 makes the predicted shifts larger than the chapter's 15% agreement bound, so a run that
+# ignored α — shift 1 — fails it.
 
 # %%
 ri = ex.init_rescaling(ex.config("init_rescaling", profile, seed), ctx.device)
 mi = summaries_late.init_rescaling(ri)
 
+# %% tags=["remove-input"]
+Markdown(f"Over {mi.n} runs at α = {mi.alpha:g}: the mean losses differ by the factor (1+α²)/2 = {mi.factor:g} to "
+         f"within {mi.loss_dev:.1%} at every step (95% interval {mi.loss_dev_interval[0]:.1%}–"
+         f"{mi.loss_dev_interval[1]:.1%}); $t^*_{{\\rm tr}}$ moves by {mi.shift['t_tr']:.3f}× "
+         f"({mi.shift_interval['t_tr'][0]:.3f}–{mi.shift_interval['t_tr'][1]:.3f}) against a predicted "
+         f"{mi.predicted['t_tr']:.3f}×, and $t^*_{{\\rm gen}}$ by {mi.shift['t_gen']:.3f}× "
+         f"({mi.shift_interval['t_gen'][0]:.3f}–{mi.shift_interval['t_gen'][1]:.3f}) against "
+         f"{mi.predicted['t_gen']:.3f}×.")
+
 # %%
 INIT_QUOTE = ("rescaling the student weights S → αS leads to a trivial rescaling of both the training and "
               "generalization loss functions as L → (1+α²)/2 L, which is tantamount to choosing a different threshold "
               "parameter ϵ → 2ϵ/(1+α²) (§3.1.3)")
-claims.claim("init_loss_rescaling", ref="§3.1.3", quantity=f"max over t, train and test of |mean over draws of "
-             f"L_αS₀/L_S₀, over (1+α²)/2, − 1| (α = {mi.alpha:g})", measured=mi.loss_dev_mean,
-             interval=mi.loss_dev_mean_interval, expected=at_most(0.10),
-             quote=INIT_QUOTE, basis="10%: the mean over draws of a ratio whose expectation is (1+α²)/2 at every t",
-             one_value=f"the rescaling holds for the expected loss: late in training a single draw's loss is carried "
-                       f"by its few slowest directions, whose ratio scatters by up to {max(mi.loss_dev):.0%}; the mean "
-                       f"of {len(mi.loss_dev)} draws is compared")
-claims.claim("init_threshold", ref="§3.1.3", quantity=f"simulated Δt from αS₀ at ε / exact Δt at 2ε/(1+α²) "
-             f"(α = {mi.alpha:g}, λ = 0.5)", per_seed=mi.dt_ratio, expected=within(1.0, 0.15), rule=ALL_SEEDS,
-             quote=INIT_QUOTE, basis="15%: the chapter's agreement bound for grokking times")
+claims.claim("init_loss_rescaling", ref="§3.1.3", quantity=f"max over t, train and test of |mean L_αS₀ / mean L_S₀, "
+             f"over (1+α²)/2, − 1| (α = {mi.alpha:g})", measured=mi.loss_dev, interval=mi.loss_dev_interval,
+             expected=at_most(0.10), quote=INIT_QUOTE,
+             basis="10%: the ratio of the mean losses of the same runs, whose expectation is (1+α²)/2 at every t",
+             one_value=f"the rescaling holds for the expected loss (a single run's late loss is carried by its few "
+                       f"slowest directions): the mean losses of {mi.n} runs are compared",
+             control=ControlRun("α ignored", "the S₀ runs read as the αS₀ runs: their ratio is 1, not (1+α²)/2",
+                                measured=abs(1 / mi.factor - 1)))
+claims.claim("init_shifts", ref="§3.1.3", quantity=f"measured shift of t* from S₀ to αS₀ (each arm's mean loss) / "
+             f"the exact theory's shift from ε to ε' = 2ε/(1+α²), t*_tr or t*_gen, the one farther from 1 "
+             f"(α = {mi.alpha:g}, λ = 0.5)", measured=mi.agreement, interval=mi.agreement_interval,
+             expected=within(1.0, 0.15), quote=INIT_QUOTE,
+             basis="15%: the chapter's agreement bound for grokking times",
+             one_value=f"the crossing times of the mean losses of {mi.n} runs per arm (the theory's t* are those "
+                       f"of the expected loss)",
+             control=ControlRun("α ignored", "a model without the rescaling: t* unmoved (shift 1), read against the "
+                                "predicted shift", measured=mi.ignored))
 
 # %% [markdown]
 # ## Fig. 2 — output dimension $d_{\rm out} > 1$
@@ -283,7 +332,7 @@ claims.claim("init_threshold", ref="§3.1.3", quantity=f"simulated Δt from αS�
 r2 = ex.fig2(ex.config("fig2", profile, seed), ctx.device)
 m2 = summaries.fig2(r2)
 
-# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 2: losses and accuracies for d_out = 1, 50, 700 at \u03bb = 0.9 (simulation coloured, theory black); right: grokking time against d_out for several \u03bb (theory curves; simulation markers at \u03bb = 0.5).", "name": "le-fig2"}}
+# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 2: losses and accuracies for d_out = 1, 50, 700 at \u03bb = 0.9 (simulation coloured, theory thick grey); right: grokking time against d_out for several \u03bb (theory curves; simulation markers at \u03bb = 0.5).", "name": "le-fig2"}}
 figures.fig2(r2)
 
 # %% tags=["remove-input"]
@@ -298,39 +347,59 @@ Markdown(f"The simulated markers of the right panel (this chapter's; the paper d
 r2m = ex.fig2_markers(ex.config("fig2_markers", profile, seed), ctx.device)
 m2m = summaries.fig2_markers(r2m)
 
+# %% tags=["remove-input"]
+Markdown(f"Simulated markers at λ = {m2m.lam} ({len(m2m.peak)} draws per $d_{{\\rm out}}$, the full simulation with "
+         f"fresh test sets): the median of Δt_sim/Δt_Eq.12 is "
+         + ", ".join(f"{m2m.median[d]:.3f} at {d}" for d in m2m.douts)
+         + f". Eq. 12's accuracy, P(d_out/2, d_out ε/2L), takes the error (1/d_out)‖Dᵀx‖² to be L·χ²/d_out, "
+         f"which needs DᵀD ∝ I — a sum over d_in directions of d_out-dimensional outer products, isotropic only "
+         f"when d_out ≪ d_in; the claim below therefore takes d_out ≤ d_in/10, and the larger d_out are reported "
+         f"here: the expected loss still follows Eq. 12 at d_out = 700 (fig2_losses_dout700), while Δt runs "
+         f"{m2m.median[m2m.douts[-1]] - 1:+.0%} long there. The simulated Δt rises from {m2m.dt_median[m2m.douts[0]]:.0f} steps at $d_{{\\rm out}}$ = "
+         f"{m2m.douts[0]} to a maximum inside the range and falls to {m2m.dt_median[m2m.douts[-1]]:.0f} at "
+         f"{m2m.douts[-1]} — the paper's maximum, on both sides. The control trains the same draws with "
+         f"η = η₀·$d_{{\\rm out}}$: its Δt falls monotonically ("
+         + ", ".join(f"{v:.0f} at {d}" for d, v in m2m.control_median.items()) + ").")
+
 # %%
 FIG2_QUOTE = ("Empirical results for training (dashed) and generalization (solid) losses, for d_out = 1, 50, 700 "
               "(blue, red, violet) against analytical solutions (black), for λ = 0.9 (Fig. 2)")
-FIG2_MEAN = ("the theory is the mean over draws (Eq. 12 averages over the MP law): single draws at λ = 0.9 "
-             "scatter across the bound (" + summaries.listing(m2.log_ratio_per_seed[50], ".3f") + " decades at "
-             "d_out = 50), so the mean of the draws is compared")
-claims.claim("fig2_losses_dout50", ref="Fig. 2 / Eq. 12",
-             quantity="max over t of |log₁₀(mean L_sim / Eq. 12)|, train and test, d_out = 50 (λ = 0.9, where Eq. 12 ≥ ε/40)",
-             measured=m2.log_ratio[50], expected=at_most(0.05), quote=FIG2_QUOTE, basis=LOSS_BASIS, one_value=FIG2_MEAN)
-claims.claim("fig2_losses_dout700", ref="Fig. 2 / Eq. 12",
-             quantity="max over t of |log₁₀(mean L_sim / Eq. 12)|, train and test, d_out = 700 (λ = 0.9, where Eq. 12 ≥ ε/40)",
-             measured=m2.log_ratio[700], expected=at_most(0.05), quote=FIG2_QUOTE, basis=LOSS_BASIS, one_value=FIG2_MEAN)
+for o in mE.dout_dev:
+    claims.claim(f"fig2_losses_dout{o}", ref="Fig. 2 / Eq. 12",
+                 quantity=f"max over t of |log₁₀(expected L / Eq. 12)|, train and test, d_out = {o} (λ = {mE.dout_lam:g}, "
+                          f"where Eq. 12 ≥ ε/40)", measured=mE.dout_dev[o], interval=mE.dout_dev_interval[o],
+                 expected=at_most(0.05), quote=FIG2_QUOTE, basis=LOSS_BASIS, no_control=AGREEMENT,
+                 one_value=f"the expected loss of {mE.n[mE.dout_lam]} spectra at d_out = {o}, as for Fig. 1 (Eq. 12 "
+                           f"averages over the MP law); single draws are in the figure")
+M2_QUOTE = ("The loss evolution follows the same functional form as Eq. (8), with the replacement η₀ → η₀/d_out, and "
+            "a correction to Eq. (9) (§3.3.1)")
 claims.claim("fig2_markers", ref="Fig. 2 / Eq. 12",
              quantity=f"Δt_sim/Δt_Eq.12 at λ = {m2m.lam}, per draw the d_out farthest from 1 (d_out = "
-                      f"{', '.join(map(str, m2m.douts))})",
-             per_seed=m2m.per_seed, expected=within(1.0, 0.15), rule=MEDIAN,
-             quote="The loss evolution follows the same functional form as Eq. (8), with the replacement η₀ → "
-                   "η₀/d_out, and a correction to Eq. (9) (§3.3.1)",
-             basis="15%: the chapter's agreement bound for simulated against exact grokking times")
+                      f"{', '.join(map(str, m2m.small_douts))}, at most a tenth of d_in)",
+             per_seed=m2m.per_seed, expected=within(1.0, 0.15), rule=MEDIAN, quote=M2_QUOTE,
+             basis="15%: the chapter's agreement bound for simulated against exact grokking times", no_control=AGREEMENT)
 FIG2_MAX_QUOTE = ("These two competing effects … give rise to a non-monotonic dependence of the grokking time on "
                   "d_out, which attains a maximum at a specific value d_out^max (§3.3.1)")
+claims.claim("fig2_dout_max", ref="Fig. 2 / §3.3.1",
+             quantity=f"simulated Δt: largest over d_out = {', '.join(map(str, m2m.douts[1:-1]))} / the larger of "
+                      f"d_out = {m2m.douts[0]} and {m2m.douts[-1]}, per draw (λ = {m2m.lam})",
+             per_seed=m2m.peak, expected=at_least(1.15 / 0.85), rule=ALL_SEEDS, quote=FIG2_MAX_QUOTE,
+             basis="a maximum that survives the chapter's 15% agreement bound on either side: above 1.15/0.85 = 1.35× "
+                   "both ends",
+             control=ControlRun("η ∝ d_out", "the same draws with η = η₀·d_out, which undoes the slowing η₀ → η₀/d_out "
+                                "(one of the two competing effects): Δt falls with d_out", per_seed=m2m.peak_control))
 claims.claim("fig2_unimodal", ref="Fig. 2", quantity="Δt(d_out) rises to a single maximum and does not rise after it, "
              "on the d_out grid (theory, every λ)", measured=m2.unimodal, expected=is_true("one maximum"),
-             quote=FIG2_MAX_QUOTE, basis="a single maximum: no fall before it and no rise after it on the d_out grid")
+             kind="consistency", basis="the theory curves of the right panel, checked on their grid: the shape the "
+                                       "simulated markers are tested against (fig2_dout_max)")
 claims.claim("fig2_interior_max", ref="Fig. 2", quantity="smallest over λ of max Δt(d_out) / Δt(d_out = 1) (theory)",
-             measured=m2.peak_over_start, expected=at_least(1.15 / 0.85), quote=FIG2_MAX_QUOTE,
-             basis="a maximum that a simulation within the chapter's 15% agreement bound would still show: above "
-                   "1.15/0.85 = 1.35× the value at d_out = 1 (and Δt falls to 0 at large d_out, fig2_no_grok_large_dout)")
+             measured=m2.peak_over_start, expected=at_least(1.15 / 0.85), kind="consistency",
+             basis="the theory's maximum rises above 1.35× its value at d_out = 1, so a simulation within the 15% "
+                   "agreement bound can show it (fig2_dout_max tests that it does)")
 claims.claim("fig2_no_grok_large_dout", ref="Fig. 2 / Eq. 12", quantity="Δt = 0 for every d_out ≥ 1200 and every λ "
-             "(theory)", measured=m2.zero_big, expected=is_true("Δt = 0 there"),
-             quote="in the limit of d_out → ∞, both training and generalization accuracies must be close to 100% "
-                   "shortly after initialization and no grokking occurs (§3.3.1)",
-             basis="1200 lies past the χ² boundary below; any d_out beyond it is the paper's 'large d_out'")
+             "(theory)", measured=m2.zero_big, expected=is_true("Δt = 0 there"), kind="consistency",
+             basis="the paper's 'd_out → ∞, no grokking' (§3.3.1) in the exact theory; the boundary itself is "
+                   "fig2_dout_boundary")
 claims.claim("fig2_dout_boundary", ref="Eq. 12", quantity="smallest d_out with exact Δt = 0 (λ = 0.5, ε = 1e-3)",
              measured=th.dout_zero, expected=within(th.dout_zero_chi2, 0.01), kind="consistency",
              basis="Δt = 0 exactly when both accuracies start at or above 95%: the χ²_{d_out} 95% quantile ≤ "
@@ -353,7 +422,7 @@ claims.claim("fig2_dout_boundary", ref="Eq. 12", quantity="smallest d_out with e
 r3 = ex.fig3(ex.config("fig3", profile, seed), ctx.device)
 m3 = summaries.fig3(r3)
 
-# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 3: losses and accuracies for \u03b3 = 1e-5, 1e-3, 1e-2 at \u03bb = 0.9 (simulation coloured, Eq. 38 black); right: grokking time against \u03b3 for several \u03bb \u2014 theory curves, simulation markers at \u03bb = 0.5, grey where the test accuracy saturates below threshold.", "name": "le-fig3"}}
+# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 3: losses and accuracies for \u03b3 = 1e-5, 1e-3, 1e-2 at \u03bb = 0.9 (simulation coloured, Eq. 38 thick grey); right: grokking time against \u03b3 for several \u03bb \u2014 theory curves, simulation markers at \u03bb = 0.5, and a bar in each curve's colour along the top from the \u03b3 where its test accuracy saturates below threshold (no grokking).", "name": "le-fig3"}}
 figures.fig3(r3)
 
 # %% tags=["remove-input"]
@@ -364,50 +433,48 @@ FIG3_QUOTE = ("Empirical results for training (dashed) and generalization (solid
               "(blue, red, violet) against analytical solutions (black), for λ = 0.9 (Fig. 3)")
 FIG3_PLATEAU_BASIS = ("0.05 decades, as for Fig. 1's curves (the same figure style and the same 'against analytical "
                       "solutions')")
-FIG3_MEAN = (f"Eq. 38 is an average over the MP law, so the mean of {len(m3.rel_err_eq38_per_seed)} draws is "
-             f"compared: a single draw's late loss is carried by its few eigenvalues of Σ_tr near the MP edge and "
-             f"scatters (L/Eq. 38 per draw at γ = {m3.g15:g}: train "
-             f"{summaries.listing(m3.eq38_ratio_per_seed['train'][m3.g15], '.2f')}; test "
-             f"{summaries.listing(m3.eq38_ratio_per_seed['test'][m3.g15], '.2f')})")
-claims.claim("fig3_plateaus_train", ref="Fig. 3 / Eq. 38", quantity="max over γ of |log₁₀(mean L_tr,sim(end) / Eq. 38)| "
-             "(λ = 0.9)", measured=m3.log_dev_eq38_mean["train"], interval=m3.log_dev_eq38_mean_interval["train"],
-             expected=at_most(0.05), quote=FIG3_QUOTE,
-             basis=FIG3_PLATEAU_BASIS, one_value=FIG3_MEAN)
-claims.claim("fig3_plateaus_test", ref="Fig. 3 / Eq. 38", quantity="max over γ of |log₁₀(mean L_gen,sim(end) / Eq. 38)| "
-             "(λ = 0.9)", measured=m3.log_dev_eq38_mean["test"], interval=m3.log_dev_eq38_mean_interval["test"],
-             expected=at_most(0.05), quote=FIG3_QUOTE,
-             basis=FIG3_PLATEAU_BASIS, one_value=FIG3_MEAN,
-             known_deviation=ex.known_deviation("fig3_plateaus_test", profile) and (
-                 f"the mean late test loss of the draws is {summaries.listing(m3.eq38_mean_ratio['test'].values(), '.2f')}"
-                 f" × Eq. 38 (γ = {summaries.listing(m3.eq38_mean_ratio['test'], 'g')}), while the train loss agrees "
-                 f"({summaries.listing(m3.eq38_mean_ratio['train'].values(), '.2f')}): at λ = 0.9 the test plateau is "
-                 f"carried by the few eigenvalues of Σ_tr near the MP edge (finite d_in, as fig1_loss_lam0.9), which "
-                 f"scatter widely from draw to draw (per draw above): a mean known to ±3% would need about "
-                 f"{m3.eq38_test_draws_3pct} draws"))
+for which in ("train", "test"):
+    claims.claim(f"fig3_plateaus_{which}", ref="Fig. 3 / Eq. 38",
+                 quantity=f"max over γ of |log₁₀(expected L_{'tr' if which == 'train' else 'gen'}(t = {mE.wd_t:.0e}) / "
+                          f"Eq. 38)| (λ = {mE.wd_lam:g})",
+                 measured=mE.wd_dev[mE.d_in][which], interval=mE.wd_dev_interval[mE.d_in][which], expected=at_most(0.05),
+                 quote=FIG3_QUOTE, basis=FIG3_PLATEAU_BASIS, no_control=AGREEMENT,
+                 one_value=f"Eq. 38 is an average over the MP law: the expected late loss of {mE.n[mE.wd_lam]} spectra "
+                           f"at d_in = {mE.d_in} is compared (single draws in the table above scatter, carried by "
+                           f"their few eigenvalues near the MP edge; the d_in sweep in Fig. 1's section shows the "
+                           f"remaining gap shrink with d_in)")
 claims.claim("fig3_eq38_limit", ref="Eq. 38", quantity="max rel. error of Eq. 38 at t = 1e9 against γ²/(8(1−λ)), "
              "γ²/(8(1−λ)³) (γ ≤ 1e-4)", measured=m3.limit_rel_err, expected=at_most(0.02), kind="consistency",
              basis="the small-γ limit of Eq. 38 itself: they must agree to the order of γ")
-claims.claim("fig3_eq15", ref="Eq. 15", quantity=f"Eq. 15's L_gen(∞) / simulated late L_gen (γ = {m3.g15:g}, λ = {m3.lam})",
-             measured=m3.eq15_over_sim, expected=within(1.0, 0.12),
+claims.claim("fig3_eq15", ref="Eq. 15", quantity=f"Eq. 15's L_gen(∞) / expected late L_gen (γ = {m3.g15:g}, "
+             f"λ = {mE.wd_lam:g}, t = {mE.wd_t:.0e})", measured=m3.eq15_gen[m3.g15] / mE.wd_mean["test"][m3.g15],
+             expected=within(1.0, 0.12),
              quote="approximating for small γ ≪ 1, we obtain the asymptotic expressions L_tr ≃ γ²/(4(1−λ)), "
                    "L_gen ≃ γ²/(4(1−λ)³) (Eq. 15)", basis="12%, the 0.05 decades of fig3_plateaus_train/test",
+             one_value=f"the expected late loss of {mE.n[mE.wd_lam]} spectra, as fig3_plateaus_test",
+             no_control=AGREEMENT,
              known_deviation="Eq. 15 is 2× too large; Eq. 38 gives γ²/(8(1−λ)³) (see Errata)")
-claims.claim("fig3_markers", ref="Fig. 3", quantity=f"|Δt_sim/Δt_exact − 1| at λ = {m3.marker_lam}, per draw the "
-             f"worst finite γ", per_seed=m3.marker_per_seed, expected=at_most(0.15), rule=MEDIAN,
+claims.claim("fig3_markers", ref="Fig. 3", quantity=f"max over finite γ of |Δt of the expected loss / exact Δt − 1| at "
+             f"λ = {mE.marker_lam:g}", measured=mE.marker_dev, interval=mE.marker_dev_interval, expected=at_most(0.15),
              quote="Different solid curves are numerical solutions for the expressions given in Section 3.3.1 (Fig. 3 "
-                   "right)", basis="15%: the chapter's agreement bound for simulated against exact grokking times")
+                   "right)", basis="15%: the chapter's agreement bound for simulated against exact grokking times",
+             one_value=f"the grokking time of the expected loss of {mE.n[mE.marker_lam]} spectra per γ, like the exact "
+                       f"theory's (single draws are the figure's markers)", no_control=AGREEMENT)
 claims.claim("fig3_infinite", ref="Fig. 3", quantity=f"simulated Δt at λ = {m3.marker_lam}, γ = {m3.inf_gamma} (past "
              f"γ_c), per draw", per_seed=m3.sim_dt_at_inf_per_seed, expected=never(), rule=ALL_SEEDS,
              quote="the shaded gray region corresponds to training/generalization saturation, without perfect "
-                   "generalization (Fig. 3)", basis="paper")
+                   "generalization (Fig. 3)", basis="paper",
+             control=ControlRun(f"γ = {m3.below_inf_gamma:g}", "the same draws at the largest marker γ below γ_c, where "
+                                "the test loss's plateau lies under the threshold", per_seed=m3.dt_below_inf_per_seed))
 claims.claim("fig3_gamma_c", ref="Fig. 3", quantity="the critical γ_c(λ) is non-increasing in λ (theory grid)",
              measured=m3.gamma_c_decreasing, expected=is_true("non-increasing in λ"), kind="consistency",
              basis="the plateau γ²/(8(1−λ)³) of Eq. 38 grows with λ, so the γ at which it exceeds the threshold falls")
 WD_QUOTE = ("For ϵ above this threshold, WD has no effect, and below it, the grokking time decreases as given by "
             "Eq. (15) (§3.3.2)")
 claims.claim("fig3_wd_flat", ref="§3.3.2", quantity=f"max over γ ≤ 1e-4 of |Δt(γ)/Δt(0) − 1| (exact, λ = {th.wd_lam})",
-             measured=th.flat_small, expected=at_most(0.05), quote=WD_QUOTE,
-             basis="“no effect” read as a change below 5%, a third of the chapter's 15% agreement bound")
+             measured=th.flat_small, expected=at_most(0.05), kind="consistency",
+             basis="the paper's “no effect” (§3.3.2) in the exact theory, read as a change below 5%, a third of the "
+                   "chapter's 15% agreement bound")
 claims.claim("fig3_wd_decreases", ref="§3.3.2 / Eq. 15",
              quantity=f"exact Δt at the largest γ below γ_c / Δt(γ = 0) (λ = {th.wd_lam}, ε = 1e-3)",
              measured=th.wd_rise, expected=less_than(1.0), quote=WD_QUOTE, basis="a decrease is any ratio below 1",
@@ -428,6 +495,13 @@ claims.claim("fig3_wd_overparam", ref="§3.3.2", quantity=f"exact L_gen(t → �
              known_deviation=f"with weight decay the null directions of Σ_tr decay to S = 0, leaving the teacher's "
                              f"share there: L_gen(∞) = {th.over_gen_inf:.4f} ≈ ½(1 − 1/λ) = {th.over_half_null:.4f}, "
                              f"so at ε = 1e-3 the test accuracy never reaches the threshold (no grokking)")
+claims.claim("fig3_wd_better_overparam", ref="§3.3.2", quantity=f"exact L_gen(t → ∞) with γ = {th.over_gamma:g} / "
+             f"without weight decay (1 − 1/λ), λ = {th.over_lam}", measured=th.over_gen_inf / (1 - 1 / th.over_lam),
+             expected=less_than(1.0), kind="consistency",
+             basis="the paper is right here (“Introducing weight decay … ensuring that better generalization "
+                   "performance is reached”, §3.3.2): the plateau halves, since the null directions lose the student's "
+                   "share of ‖D₀‖² and keep the teacher's; neither run groks at ε = 1e-3, so “L₂ regularization "
+                   "suppresses grokking in overparameterized networks” (§1) holds, but not because of L₂")
 
 # %% [markdown]
 # ## Fig. 4 — a two-layer network, linear and tanh
@@ -445,7 +519,7 @@ claims.claim("fig3_wd_overparam", ref="§3.3.2", quantity=f"exact L_gen(t → �
 r4 = ex.fig4(ex.config("fig4", profile, seed), ctx.device)
 m4 = summaries_late.fig4(r4)
 
-# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 4: two-layer MLP with linear (left) and tanh (right) activations, d_h = 50, 200; losses (top) and accuracies (bottom), simulation coloured (train dashed, test solid), corrected Eq. 18 black.", "name": "le-fig4"}}
+# %% tags=["remove-input"] mystnb={"figure": {"caption": "Paper Fig. 4: two-layer MLP with linear (left) and tanh (right) activations, d_h = 50, 200; losses (top) and accuracies (bottom), simulation coloured (train dashed, test solid), corrected Eq. 18 thick grey.", "name": "le-fig4"}}
 figures.fig4(r4)
 
 # %% tags=["remove-input"]
@@ -462,36 +536,39 @@ FIG4_QUOTE = "We experimentally verify that Eq. (18) correctly predicts the perf
 claims.claim("fig4_eq18", ref="Fig. 4 / Eq. 18 (corrected)", quantity=f"max over activations and (t*_tr, t*_gen) of "
              f"|t*_sim/t*_Eq.18 − 1| at d_h = {m4.d_h_big}", per_seed=m4.rel_err_big, expected=at_most(0.15),
              rule=ALL_SEEDS, quote=FIG4_QUOTE + " (left column) (§4.1)",
-             basis="15%: the chapter's agreement bound for simulated against theory times")
+             basis="15%: the chapter's agreement bound for simulated against theory times", no_control=AGREEMENT)
 claims.claim("fig4_eq18_small", ref="Fig. 4 / Eq. 18 (corrected)", quantity=f"the same at d_h = {m4.d_h_small}",
              per_seed=m4.rel_err_small, expected=at_most(0.15), rule=ALL_SEEDS,
              quote=FIG4_QUOTE + " (left column) (§4.1)",
              basis="15%, as at the larger width (the paper's h ≃ ½ holds 'for d_h ≫ d_out', and d_h = 50 is 10 d_out)",
+             no_control=AGREEMENT,
              known_deviation=ex.known_deviation("fig4_eq18_small", profile))
 claims.claim("fig4_tanh_linear", ref="Fig. 4 (right column)",
-             quantity="max over d_h and t* of |t*_tanh/t*_linear − 1| (nearly vacuous at this initialisation: "
-                      "pre-activations ≈ 0.05–0.1, where tanh is linear to 0.3%)",
-             per_seed=m4.tanh_vs_linear, expected=at_most(0.05), rule=ALL_SEEDS,
-             quote="the dynamics of a 2-layer MLP (1000-200-5) with tanh activations is well approximated by Eqs. (17) "
-                   "and (18), empirically verifying that our predictions hold beyond the linear regimes (§4.2)",
-             basis="5%, a third of the agreement bound with theory: tanh and linear runs share data and initialisation")
+             quantity="max over d_h and t* of |t*_tanh/t*_linear − 1|", per_seed=m4.tanh_vs_linear,
+             expected=at_most(0.05), rule=ALL_SEEDS, kind="consistency",
+             basis="tanh and linear runs share data and initialisation, and at this initialisation the "
+                   "pre-activations are about 0.05–0.1, where tanh is linear to 0.3%: the runs must agree, so this "
+                   "does not test the paper's 'our predictions hold beyond the linear regimes' (§4.2), which would "
+                   "need pre-activations of order 1; 5% is a third of the agreement bound")
 claims.claim("fig4_initial_loss", ref="Eq. 18", quantity=f"initial loss of the linear run at d_h = {m4.d_h_big}",
-             per_seed=m4.loss0_big, expected=within(m4.loss0_theory_big, 0.10), rule=ALL_SEEDS,
-             quote="In this setup the weights are drawn at initialization from normal distributions S₀, T₀ ~ "
-                   "N(0, 1/(2d_in d_h)) and S₁, T₁ ~ N(0, 1/(2d_out d_h)) (§4.1)",
-             basis="E L(0) = 1/(2 d_h d_out) for these variances; 10% allows the draw-to-draw scatter of a sum over "
-                   "d_h·d_out = 1000 products")
+             per_seed=m4.loss0_big, expected=within(m4.loss0_theory_big, 0.10), rule=ALL_SEEDS, kind="consistency",
+             basis="E L(0) = 1/(2 d_h d_out) for the stated variances (§4.1), checked on the draws: the prefactor of "
+                   "the corrected Eq. 18; 10% allows the draw-to-draw scatter of a sum over d_h·d_out = 1000 products")
 claims.claim("fig4_h_const", ref="Eq. 17", quantity=f"max over t and activations of |h(t)/h(0) − 1| at d_h = {m4.d_h_big}",
              per_seed=m4.h_drift, expected=at_most(0.05), rule=ALL_SEEDS,
              quote="we may ignore the time evolution and consider the trace (or kernel) as fixed to its "
                    "initialization value, which is h ≃ 1/2 for d_h ≫ d_out (§4.1)",
-             basis="5%: a drift of h rescales Eq. 18's time axis by as much, a third of the 15% agreement bound")
+             basis="5%: a drift of h rescales Eq. 18's time axis by as much, a third of the 15% agreement bound",
+             no_control="an assumption of Eq. 17 checked on the run that Eq. 18 describes (fig4_eq18)")
 claims.claim("fig4_h0", ref="Eq. 17", quantity=f"h(0) = ½(‖S₀‖² + ‖S₁‖²) at d_h = {m4.d_h_big}", per_seed=m4.h0,
              expected=within(0.5, 0.05), kind="consistency",
              basis="E‖S₀‖² = E‖S₁‖² = ½ for the stated variances, so h(0) ≈ ½ by construction")
-claims.claim("fig4_grokking", ref="Fig. 4", quantity="min over runs of t*_gen/t*_tr", per_seed=m4.gen_over_tr,
-             expected=greater_than(1.0), kind="consistency",
-             basis="λ = 0.5 < 1: Eq. 18's L_gen exceeds L_tr at every t > 0, so t*_gen > t*_tr by construction")
+claims.claim("fig4_grokking", ref="Fig. 4 / Eq. 18", quantity="max over runs of |(t*_gen/t*_tr)_sim / Eq. 18's − 1|",
+             per_seed=m4.gen_over_tr_rel, expected=at_most(0.15), rule=ALL_SEEDS, quote=FIG4_QUOTE + " (§4.1)",
+             basis="15%: the chapter's agreement bound for simulated against theory times",
+             no_control=f"Eq. 18 predicts a delay t*_gen/t*_tr = {m4.gen_over_tr_theory[0]:.2f}–"
+                        f"{m4.gen_over_tr_theory[1]:.2f} (measured {min(m4.gen_over_tr):.2f}–{max(m4.gen_over_tr):.2f}):"
+                        f" a run without the delay (ratio 1) misses it by more than 15%")
 
 # %% [markdown]
 # ## Fig. 5 — late-time approximations
@@ -500,7 +577,7 @@ claims.claim("fig4_grokking", ref="Fig. 4", quantity="min over runs of t*_gen/t*
 # $\mathcal L_{\rm tr} \simeq e^{-4\eta_0(1-\sqrt\lambda)^2t}/(16\sqrt\pi\lambda^{3/4}(\eta_0t)^{3/2})$,
 # Eq. 22 for $\mathcal L_{\rm gen}$ (with the upper incomplete gamma function), and the main
 # text's Eq. 10, $\mathcal L_{\rm gen}\simeq\mathcal L_{\rm tr}/(1-\sqrt\lambda)^2$. Eqs. 21–22
-# converge quickly; Eq. 10 approaches the exact loss from below only slowly — which is why
+# converge quickly; Eq. 10 lies above the exact loss and approaches it only slowly — which is why
 # Eq. 11, built on it, overestimates Δt.
 
 # %%
@@ -518,7 +595,7 @@ claims.claim("fig5_eq22", ref="Fig. 5 / Eq. 22", quantity="max rel. error of Eq.
              measured=m5.eq22, expected=at_most(0.01), kind="consistency", basis=APPROX + "; 1% at late times")
 claims.claim("fig5_eq10", ref="Fig. 5 / Eq. 10", quantity="exact L_gen / Eq. 10 at t = 10⁶ (nan unless below 1 and rising)",
              measured=m5.eq10_ratio_end_if_below_rising, expected=within(1.0, 0.05), kind="consistency",
-             basis=APPROX + "; it approaches 1 from below")
+             basis=APPROX + "; the ratio approaches 1 from below (Eq. 10 lies above the exact loss)")
 claims.claim("eq23_24_lambert", ref="Eqs. 23/24", quantity="max over λ ∈ {0.3, 0.5, 0.7, 0.9} and (t*_tr, t*_gen) of "
              "|t*_Lambert/t*_exact − 1| (ε = 1e-3)", measured=th.lambert_err, expected=at_most(0.15), kind="consistency",
              basis="the late-time Lambert-W solutions of the exact crossing (App. B); 15%, the chapter's bound for "
@@ -553,13 +630,16 @@ FIG6_MEAN = ("the fitted noise leaves a χ² with N_tr − d_in = 111 degrees of
              + summaries.listing(m6.train_floor_per_seed) + "), so the mean of the draws is compared")
 claims.claim("fig6_train_floor", ref="Fig. 6 (corrected)",
              quantity=f"late L_tr, mean over draws, fixed noisy labels σ² = {m6.sigma2:g}", measured=m6.train_floor,
+             interval=m6.train_floor_interval,
              expected=within(m6.train_floor_theory, 0.15), kind="consistency", one_value=FIG6_MEAN,
              basis="this chapter's corrected App. C (σ²(1−λ)) against the simulation; 15% as for the other agreements")
 claims.claim("fig6_test_floor", ref="Fig. 6 (corrected)",
              quantity=f"late L_gen, mean over draws, fixed noisy labels σ² = {m6.sigma2:g}", measured=m6.test_floor,
-             expected=within(m6.test_floor_theory, 0.15), kind="consistency", one_value=FIG6_MEAN,
+             interval=m6.test_floor_interval,
+             expected=within(m6.test_floor_theory, 0.15), kind="consistency",
+             one_value=f"the mean of the draws (per draw: {summaries.listing(m6.test_floor_per_seed)}) is compared",
              basis="this chapter's corrected App. C (σ²λ/(1−λ)) against the simulation; 15%")
-claims.claim("fig6_paper_train", ref="App. C / Fig. 6", quantity="L_tr(∞)/σ², per draw",
+claims.claim("fig6_paper_train", ref="App. C / Fig. 6", quantity=f"late L_tr, per draw (σ² = {m6.sigma2:g})",
              per_seed=m6.train_floor_per_seed,
              expected=within(m6.sigma2, 0.15), rule=ALL_SEEDS, quote=APPC_QUOTE,
              basis="App. C: L_tr → Tr(DDᵀΣ_tr) + σ² ≥ σ²; 15% as for the other agreements",
@@ -575,8 +655,8 @@ claims.claim("fig6_paper_gen", ref="App. C / Fig. 6", quantity="late L_gen, per 
 #
 # $\Delta t_{\rm grok}$ from the exact theory with $\mathcal A(t^*) = 0.95$, η₀ = 0.01,
 # ε = 10⁻³. Left: (γ, $d_{\rm out}$) at λ = 0.5 (weight decay in Eq. 3's convention, divided by
-# $d_{\rm out}$); centre: (γ, λ) at $d_{\rm out}$ = 1; right: ($d_{\rm out}$, λ) at γ = 0. Red is
-# short, blue long, white no grokking (test accuracy never reaches 95%, or both accuracies
+# $d_{\rm out}$); centre: (γ, λ) at $d_{\rm out}$ = 1; right: ($d_{\rm out}$, λ) at γ = 0. Colour is
+# log₁₀ Δt (viridis: dark short, yellow long; the paper uses red for short and blue for long), white no grokking (test accuracy never reaches 95%, or both accuracies
 # start above it). The paper leaves the fixed parameters and ranges open; ours are in the
 # departures table.
 
@@ -621,29 +701,30 @@ figures.fig8(r8)
 figures.fig8_table(m8)
 
 # %%
-claims.claim("fig8_all_grok", ref="Fig. 8 / App. G",
-             quantity="highest over α of the lowest test error (1 − accuracy) reached, per draw",
-             per_seed=m8.worst_test_err, expected=at_most(0.05), rule=ALL_SEEDS,
-             quote="Here, α ranges between 0.5 and 0.9, since below α = 0.5, the network cannot generalize (App. G)",
-             basis="the accuracy that counts as reached in Figs. 7 and 8 (95%), stated as an error of at most 5% so "
-                   "that the margin reads against the 5% left to miss")
+FIG8_RANGE_QUOTE = "Here, α ranges between 0.5 and 0.9, since below α = 0.5, the network cannot generalize (App. G)"
 claims.claim("fig8_dt_grows", ref="Fig. 8", quantity="one-sided p-value of Spearman's ρ(λ, Δt) > 0, per draw",
              per_seed=m8.trend_p, expected=at_most(0.05), rule=ALL_SEEDS,
              quote="Blue indicates the smallest number of training samples, leading to longer grokking time, while "
                    "yellow curves correspond to more training samples, therefore shorter grokking time differences",
              basis="a rising trend at the conventional 5% level; a draw with an α that never groks has no Δt there "
-                   "and fails")
-claims.claim("fig8_form", ref="Fig. 8", quantity="ΔAIC = n·ln(SSE_rival/SSE_(λ*−λ)⁻²) of log-Δt fits against the "
-             "better of an exponential and a power law (2 parameters each), per draw",
-             per_seed=m8.delta_aic, expected=at_least(2.0), rule=MEDIAN,
+                   "and fails",
+             no_control="the p-value is the test against its own null, Δt unrelated to λ")
+claims.claim("fig8_exponent", ref="Fig. 8", quantity="exponent k of C(λ* − λ)^(−k) fitted to every draw's Δt "
+             "(λ*, C and k free; 95% profile-likelihood interval)", measured=m8.exponent, interval=m8.exponent_interval,
+             expected=within(2.0, 0.25),
              quote="there is some indication that the grokking time difference in modular addition depends on λ as "
                    "∼(λ − c)⁻², which is reminiscent of the linear model (App. G)",
-             basis="ΔAIC ≥ 2, the usual threshold for preferring one model over another with as many parameters "
-                   "(Burnham & Anderson)")
+             basis="k within 1.5–2.5: nearer the paper's 2 than 1 or 3; the interval decides",
+             one_value=f"one fit to the {int(sum(1 for row in m8.dt for v in row if v == v))} finite Δt of all draws "
+                       f"pooled (a per-draw fit has {len(m8.alpha)} points for 3 parameters)",
+             no_control="a fitted parameter against the paper's value: its interval, not a control, decides")
 
 # %% [markdown]
 # Below α = 0.5 (App. G, footnote 3: "the network cannot generalize") the same network, learning
-# rate and number of steps are trained at training fractions below 0.5, as one batch.
+# rate and number of steps are trained at training fractions below 0.5 — and, as the control, at the
+# paper's two lowest fractions, 0.5 and 0.55, which it says do generalise — as one batch. The claim
+# can only be evidence where the control generalises: where it does not, the network at this
+# profile's size cannot generalise at 0.5 either, and the claim is vacuous.
 
 # %%
 r8b = ex.fig8_below(ex.config("fig8_below", profile, seed), ctx.device)
@@ -653,21 +734,31 @@ m8p = ex.config("fig8", "paper")
 # %% tags=["remove-input"]
 Markdown(f"At α = {summaries.listing(m8b.alpha, 'g')} (λ = {summaries.listing(m8b.lam, '.3f')}) the "
          f"train accuracy reaches {min(m8b.best_train_acc):.0%} in every draw, while the best test accuracy over "
-         f"{m8b.steps} steps is {summaries.listing(m8b.best_test_acc, '.1%')} per draw (chance: 1/p = {1 / m8b.p:.1%}). "
+         f"{m8b.steps} steps is {summaries.listing(m8b.best_test_acc, '.1%')} per draw (chance: 1/p = {1 / m8b.p:.1%}); "
+         f"at the control's α = {summaries.listing(m8b.control_alpha, 'g')} the test accuracy reaches "
+         f"{m8b.thr:.0%} at step {summaries.listing(m8b.control_first_gen, 'g')} per draw. "
          f"The paper's λ range is {2 / (max(m8p.alphas) * m8p.p):.3f}–"
          f"{2 / (min(m8p.alphas) * m8p.p):.3f} (p = {m8p.p}, d_h = {m8p.d_h}, α = {min(m8p.alphas):g}–"
          f"{max(m8p.alphas):g}); this profile's p = {m8b.p} and d_h = {ex.config('fig8', profile).d_h} give "
-         f"λ = {min(m8.lam):.3f}–{max(m8.lam):.3f} for α = {min(m8.alpha):g}–{max(m8.alpha):g}. The paper's p, width "
-         f"and range are the paper profile's: its kept results are shown at the paper's scale.")
+         f"λ = {min(m8.lam):.3f}–{max(m8.lam):.3f} for α = {min(m8.alpha):g}–{max(m8.alpha):g}. App. G's boundary at "
+         f"α = 0.5 is a statement about the paper's p and width; the paper profile runs them.")
 
 # %%
+claims.claim("fig8_all_grok", ref="Fig. 8 / App. G",
+             quantity=f"highest over α = {min(m8.alpha):g}–{max(m8.alpha):g} of the lowest test error (1 − accuracy) "
+                      f"reached, per draw", per_seed=m8.worst_test_err, expected=at_most(0.05), rule=ALL_SEEDS,
+             quote=FIG8_RANGE_QUOTE,
+             basis="the accuracy that counts as reached in Figs. 7 and 8 (95%), stated as an error of at most 5% so "
+                   "that the margin reads against the 5% left to miss",
+             control=ControlRun(f"α = {summaries.listing(m8b.alpha, 'g')}", "training fractions below the paper's "
+                                "range, the same network and budget (next section)", per_seed=m8b.worst_test_err))
 claims.claim("fig8_below_no_gen", ref="App. G (footnote 3)",
              quantity=f"first step at which the test accuracy reaches {m8b.thr:.0%}, earliest over α = "
                       f"{summaries.listing(m8b.alpha, 'g')}, per draw ({m8b.steps} steps, as the α ≥ "
                       f"{min(m8.alpha):g} runs)", per_seed=m8b.first_gen, expected=never(), rule=ALL_SEEDS,
-             quote="Here, α ranges between 0.5 and 0.9, since below α = 0.5, the network cannot generalize (App. G)",
-             basis="paper; the control is fig8_all_grok: the same network, learning rate and budget at α ≥ "
-                   f"{min(m8.alpha):g} reach the threshold in every draw")
+             quote=FIG8_RANGE_QUOTE, basis="paper",
+             control=ControlRun(f"α = {summaries.listing(m8b.control_alpha, 'g')}", "the paper's lowest training "
+                                "fractions, which it says generalise", per_seed=m8b.control_first_gen))
 
 # %% [markdown]
 # ## Errata

@@ -300,6 +300,10 @@ def test_a_value_from_draws_whose_interval_crosses_the_bound_is_undecided(tmp_pa
     assert c.claim("fail", measured=0.2, interval=(0.15, 0.3), **kw).verdict == "failed"
     assert Claims("demo", "smoke", directory=tmp_path).claim("s", measured=0.05, interval=(0.03, 0.16),
                                                             **kw).verdict == "held"
+    # a two-sided bound: an interval with both ends outside it that spans it is undecided, not failed
+    two = dict(kw, expected=within(2.0, 0.25))
+    assert c.claim("spans", measured=4.2, interval=(1.0, 8.0), **two).verdict == "undecided"
+    assert c.claim("beyond", measured=4.2, interval=(3.0, 8.0), **two).verdict == "failed"
 
 
 def test_the_bootstrap_interval_of_a_mean_covers_it_at_about_its_level():

@@ -123,6 +123,8 @@ def test_claims_without_a_build_says_so(tmp_path):
     ("Theorem 3.2 / Fig. 9", ["Fig. 9", "Theorem 3.2"]),
     ("Thm 3.12", ["Theorem 3.12"]),
     ("A.4.1", ["A.4.1"]),  # unparsed references are their own report item, never dropped
+    ("Eq. 11 / §3.1.3", ["Eq. 11", "§3.1.3"]),  # a section after an equation is not more equations (Eq. 3, Eq. 1)
+    ("§3.3.2 / Eq. 15", ["Eq. 15", "§3.3.2"]),
 ])
 def test_report_items_of_a_paper_reference(ref, items):
     from companion.report import paper_items

@@ -130,7 +130,8 @@ def test_merge_puts_each_paper_output_after_its_cell_and_says_what_is_missing():
     assert texts[:4] == ["run with cpu", "PROVENANCE", "*At the paper's scale:* / run with kept", "A cpu"]
     assert texts[4] == "*At the paper's scale:* / A paper"
     assert "*At the paper's scale: modular_run has no kept result for this configuration yet.*" in texts
-    assert "*At the paper's scale: needs a result not computed at that scale yet.*" in texts
+    assert "*At the paper's scale: needs a result not computed at that scale yet (this page lacks `modular_run`).*" \
+        in texts
     assert texts.count("static") == 1  # identical outputs are not repeated
     # an error with no missing result before it is a defect of the page: shown, and reported
     assert merged.metadata["companion"]["paper_scale_errors"] == []  # the KeyError follows a NotKept

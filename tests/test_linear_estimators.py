@@ -299,9 +299,9 @@ def test_two_layer_activations_are_validated():
 
 def test_summaries_eq11_picks_the_paper_eps_and_the_limit():
     q = {0.5: np.array([3.0, 2.0, 1.5, 1.1]), 0.9: np.array([4.0, 3.0, 2.0, 1.0]),
-         "eps": np.array([1e-2, 1e-3, 1e-6, 1e-12])}
+         "eps": np.array([1e-2, 1e-3, 1e-6, 1e-12]), "eq25": {0.5: 1.09, 0.9: float("nan")}}
     s = summaries.eq11(q)
-    assert s.ratio_at_paper_eps == 2.0 and s.limit_ratio == 1.1
+    assert s.ratio_at_paper_eps == 2.0 and s.limit_ratio == 1.1 and s.eq25_ratio == 1.09 and set(s.ratios) == {0.5, 0.9}
     q[0.5] = np.array([3.0, 2.0, 2.5, 1.1])  # not monotone: no limit
     assert math.isnan(summaries.eq11(q).limit_ratio)
 
@@ -316,6 +316,11 @@ def test_summaries_fig8_below_reads_not_observed_from_nan_crossings():
     s = summaries_late.fig8_below({"mod": mod, "steps": 40, "thr": 0.95, "p": 24})
     assert s.first_gen == [NOT_OBSERVED, 20.0]
     assert s.best_test_acc == [0.3, 0.96] and s.best_train_acc == [1.0, 1.0]
+    # the α at or above gen_from are the control (the paper says they generalise), read apart
+    c = summaries_late.fig8_below({"mod": mod, "steps": 40, "thr": 0.95, "p": 24, "gen_from": 0.4})
+    assert list(c.alpha) == [0.3] and list(c.control_alpha) == [0.4]
+    assert c.first_gen == [NOT_OBSERVED, 20.0] and c.control_first_gen == [NOT_OBSERVED, NOT_OBSERVED]
+    assert c.worst_test_err == [pytest.approx(0.7), pytest.approx(0.04)]
 
 
 def test_summaries_fig2_peak_over_start_and_unimodal():
@@ -328,18 +333,93 @@ def test_summaries_fig2_peak_over_start_and_unimodal():
     assert not summaries.fig2(res).unimodal
 
 
-def test_median_interval_is_the_binomial_order_statistics():
-    lo, hi = summaries.median_interval(list(range(1, 33)))  # n = 32: ranks 10 and 23 (coverage 98%)
-    assert (lo, hi) == (10.0, 23.0)
-    from companion.events import NOT_OBSERVED
-    assert all(math.isnan(v) for v in summaries.median_interval([1.0, NOT_OBSERVED, 2.0]))
-
-
 def test_draws_for_error_is_variance_over_squared_error():
     assert summaries.draws_for_error([1.0, 3.0], 1.0) == 2 and summaries.draws_for_error([1.0], 0.1) == 0
 
 
-def test_draws_to_decide_median_grows_as_the_median_nears_the_bound():
-    far = summaries.draws_to_decide_median([0.9, 1.0, 1.1], 1.0, 0.15)  # median 1.0, gap 0.15, var 0.01
-    assert far == math.ceil(math.pi / 2 * 0.01 / 0.075 ** 2)
-    assert summaries.draws_to_decide_median([0.84, 0.85, 0.86], 1.0, 0.15) == math.inf
+# ----------------------------------------------------------------------------- runs from their spectra alone
+from companion.experiments.linear_estimators.networks import exponent_profile  # noqa: E402
+from companion.theory import spectral_gd as sg  # noqa: E402
+
+
+@pytest.mark.parametrize("d_in, n", [(120, 150), (120, 80)])
+def test_bidiagonal_wishart_spectra_have_the_law_of_dense_ones(d_in, n):
+    """Dumitriu–Edelman against eigvalsh of XᵀX/N: mean and spread of the smallest nonzero, the median and the
+    largest eigenvalue agree within their sampling error over 600 draws; d_in > N gives d_in − N exact zeros."""
+    rng = np.random.default_rng(0)
+    fast = sg.wishart_spectra(d_in, n, 600, rng)
+    dense = np.array([np.linalg.eigvalsh((lambda x: x.T @ x / n)(rng.standard_normal((n, d_in)))) for _ in range(600)])
+    zeros = max(0, d_in - n)
+    assert np.all(fast[:, :zeros] == 0) and np.all(fast[:, zeros:] > 0)
+    for j in (zeros, (zeros + d_in) // 2, d_in - 1):
+        se = np.hypot(fast[:, j].std(), dense[:, j].std()) / np.sqrt(600)
+        assert abs(fast[:, j].mean() - dense[:, j].mean()) < 4 * se
+        assert fast[:, j].std() == pytest.approx(dense[:, j].std(), rel=0.2)
+
+
+@pytest.mark.parametrize("lam, d_out, gamma", [(0.5, 1, 0.0), (1.5, 1, 1e-3), (0.9, 3, 1e-2)])
+def test_spectral_gd_equals_the_full_simulation_draw_by_draw(lam, d_out, gamma):
+    """SpectralGD fed one LinearGD draw's spectrum and eigenbasis coordinates gives its losses to 1e-9."""
+    sim = LinearGD.sample(80, d_out, lam, 2, 3, n_gen=10).retune(0.01, gamma)
+    t_, s_ = sim.Tb.numpy(), sim.Sb0.numpy()
+    spec = sg.SpectralGD(sim.nu.numpy(), (t_ * t_).sum(2), (s_ * s_).sum(2), (t_ * s_).sum(2), d_out, 0.01, gamma)
+    ltr, lgen = spec.losses([0, 9, 400, 6000])
+    for k, t in enumerate((0, 9, 400, 6000)):
+        a, b = sim.losses(t)
+        np.testing.assert_allclose(ltr[:, k], a.numpy(), rtol=1e-9, atol=1e-14)
+        np.testing.assert_allclose(lgen[:, k], b.numpy(), rtol=1e-9, atol=1e-14)
+
+
+def test_expected_losses_are_the_mean_over_teacher_and_student():
+    """For fixed spectra, averaging teacher and student in closed form equals the Monte Carlo mean of many
+    draws of them (the spectra repeated), with and without weight decay."""
+    base = sg.SpectralGD.sample(60, 1, 0.7, 1, 0)
+    for gamma in (0.0, 1e-2):
+        nu = np.repeat(base.nu, 20000, 0)
+        many = sg.SpectralGD.sample(60, 1, 0.7, 20000, 1)
+        many = sg.SpectralGD(nu, many.tt, many.ss, many.st, 1, 0.01, gamma)
+        t = [10, 300, 5000]
+        mc = [x.mean(0) for x in many.losses(t)]
+        ex = [x[0] for x in sg.SpectralGD(base.nu, base.tt, base.ss, base.st, 1, 0.01, gamma).expected().losses(t)]
+        for a, b in zip(mc, ex):
+            np.testing.assert_allclose(a, b, rtol=0.03)
+
+
+def test_crossing_on_a_log_grid_is_exact_for_a_power_law_and_the_threshold_loss_inverts_eq9():
+    t = np.geomspace(1, 1e6, 60)
+    loss = np.vstack([3.0 / t, 0.5 / np.sqrt(t)])  # log-log straight: interpolation is exact
+    np.testing.assert_allclose(sg.first_crossing_on_grid(t, loss, 1e-3), [3e3, 2.5e5], rtol=1e-9)
+    assert sg.first_crossing_on_grid(t, np.full((1, 60), 1.0), 1e-3)[0] == np.inf
+    assert sg.first_crossing_on_grid(t, np.full((1, 60), 1e-4), 1e-3)[0] == 0.0
+    for dout in (1, 7):
+        level = sg.loss_at_threshold(1e-3, 0.95, dout)
+        assert th.accuracy(level, 1e-3, dout) == pytest.approx(0.95, abs=1e-12)
+    assert sg.loss_at_threshold(1e-3, th.grok_threshold_erf2()) == pytest.approx(1e-3 / 4, rel=1e-12)
+
+
+def test_bootstrap_weights_start_with_the_plain_mean_and_resample_counts():
+    w = sg.bootstrap_weights(5, 300, seed=1)
+    np.testing.assert_allclose(w[0], 0.2)
+    np.testing.assert_allclose(w.sum(1), 1.0)
+    assert np.all(np.round(w[1:] * 5) == w[1:] * 5)  # counts / n
+
+
+def test_search_with_a_relative_tolerance_stops_within_it_of_the_exact_step():
+    sim = LinearGD.sample(100, 4, 0.5, 2, 2, n_gen=200)
+    exact = sim.first_steps(1e-3, 0.95, 10 ** 6)
+    quick = sim.first_steps(1e-3, 0.95, 10 ** 6, rtol=0.01)
+    for e, q in zip(exact, quick):
+        assert np.all(q >= e) and np.all(q <= e * 1.01 + 1)
+
+
+def test_free_exponent_fit_recovers_the_exponent_and_brackets_it():
+    rng = np.random.default_rng(0)
+    lam = np.linspace(0.05, 0.15, 7)
+    for k in (1.0, 2.0):
+        dt = np.array([50 * (0.2 - lam) ** -k * np.exp(rng.normal(0, 0.05, 7)) for _ in range(3)])
+        f = exponent_profile(lam, dt)
+        assert f["interval"][0] <= k <= f["interval"][1] and f["interval"][1] - f["interval"][0] < 1.0
+
+
+def test_peak_over_ends_sees_an_interior_maximum():
+    assert summaries.peak_over_ends([[1.0, 2.0], [4.0, 1.0], [2.0, 3.0]]) == [2.0, pytest.approx(1 / 3)]

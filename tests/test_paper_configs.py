@@ -21,7 +21,11 @@ GPU_BYTES = 78 * 2 ** 30  # the smallest GPU the paper profiles are meant for (a
 #: (chapter, regex on "experiment config") -> why it is not stepped here (its check is below)
 HEAVY = {
     ("linear_estimators", r"^fig[12367] "): "closed-form figures at d_in = 1000: no training loop, 12–160 s each",
-    ("linear_estimators", r"^fig1_seeds "): "Fig. 1 over 160 draws at d_in = 1000, no training loop: over 5 minutes",
+    ("linear_estimators", r"^fig1_seeds "): "Fig. 1 over 16 draws per λ at d_in = 1000 (N = 10⁴ at λ = 0.1), no "
+                                            "training loop: about a minute",
+    ("linear_estimators", r"^(expected_losses|init_rescaling) "): "thousands of spectra (a tridiagonal eigenproblem "
+                                                                  "each, numpy): 1–3 minutes",
+    ("linear_estimators", r"^fig2_markers "): "d_out up to 700 at d_in = 1000, 5 draws and a control: about a minute",
     ("progress_measures", r"p=(211|379),"): "evaluations over p² pairs take 10–30 s a step at p ≥ 211",
     ("progress_measures", r"d_model=(1024|2048)"): "d_mlp 4096–8192: seconds per step",
     ("progress_measures", r"^image_run"): "ResNet-18 at 224², batch 200: tens of seconds a step",
@@ -180,8 +184,12 @@ def test_closed_form_figures_of_linear_estimators_fit():
     their largest arrays are d_in × d_in float64 matrices per seed (checked at cpu in every book build)."""
     from companion.experiments import linear_estimators as ex
 
-    for f in ("fig1", "fig2", "fig3", "fig6", "fig7", "fig1_seeds"):
+    for f in ("fig1", "fig2", "fig3", "fig6", "fig7", "fig1_seeds", "fig2_markers"):
         cfg = ex.config(f, "paper")
         d = getattr(cfg, "d_in", 1000)
-        seeds = getattr(cfg, "n_seeds", getattr(cfg, "dt_seeds", 1))
-        assert d * d * 8 * max(seeds, 1) * 4 < GPU_BYTES / 4
+        seeds = getattr(cfg, "n_seeds", max(getattr(cfg, "curve_seeds", (1,))))
+        n = max(d / min(getattr(cfg, "curve_lams", (1.0,))), getattr(cfg, "n_gen", 0), d)  # rows of X per draw
+        assert n * d * 8 * max(seeds, 1) * 4 < GPU_BYTES / 4
+    # runs from their spectra: (draws, d_in) arrays, and curves of (draws, points)
+    cfg = ex.config("expected_losses", "paper")
+    assert max(cfg.n_draws + cfg.sweep_draws) * max(cfg.sweep_d_ins + (cfg.d_in,)) * cfg.grid[2] * 8 < GPU_BYTES / 4

@@ -264,8 +264,8 @@ class Claims:
             shown = _plain(measured)
             holds, margin, extra = expected.holds(shown), expected.margin(shown), {}
             why = interval_reason(expected, shown, interval) if interval is not None else None
-            if self.profile in STRICT_PROFILES and kind == "paper" and why:
-                extra["undecided"] = why
+            if self.profile in STRICT_PROFILES and (kind == "paper" or interval is not None) and why:
+                extra["undecided"] = why  # a check from draws (with its interval) is undecided like a claim
         decided = "undecided" if extra.get("undecided") else verdict(holds, known_deviation)
         if control is not None:
             rule_used = rule if per_seed is not None else ALL_SEEDS

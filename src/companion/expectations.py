@@ -22,6 +22,9 @@ class Expectation:
     #: signed distance of a value from the bound, relative to the bound's size (> 0: inside);
     #: None where no such distance is defined (a boolean, an identity)
     distance: Callable[[Any], float] | None = None
+    #: values at which the bound sits (its edges, and the target of a two-sided one): an interval that
+    #: contains one of them reaches across the bound even when both its ends fall outside it
+    anchors: tuple = ()
 
     def holds(self, measured: Any) -> bool:
         if measured is NOT_OBSERVED and self.text != NEVER_TEXT:
@@ -71,7 +74,7 @@ def less_than(bound: float) -> Expectation:
 
 def between(lo: float, hi: float) -> Expectation:
     return Expectation(f"in [{_fmt(lo)}, {_fmt(hi)}]", lambda x: _num(x) and lo <= x <= hi,
-                       lambda x: min(x - lo, hi - x) / _scale(hi - lo))
+                       lambda x: min(x - lo, hi - x) / _scale(hi - lo), anchors=(lo, (lo + hi) / 2, hi))
 
 
 def falls_by(fraction: float) -> Expectation:
@@ -98,13 +101,14 @@ def within(target: float, rel: float) -> Expectation:
     """|measured − target| ≤ rel·|target| (relative agreement)."""
     return Expectation(f"{_fmt(target)} ± {rel:.0%}",
                        lambda x: _finite(x) and abs(x - target) <= rel * abs(target),
-                       lambda x: (rel * abs(target) - abs(x - target)) / _scale(rel * abs(target)))
+                       lambda x: (rel * abs(target) - abs(x - target)) / _scale(rel * abs(target)),
+                       anchors=(target, target - rel * abs(target), target + rel * abs(target)))
 
 
 def close_to(target: float, tol: float) -> Expectation:
     """|measured − target| ≤ tol (absolute agreement)."""
     return Expectation(f"{_fmt(target)} ± {_fmt(tol)}", lambda x: _finite(x) and abs(x - target) <= tol,
-                       lambda x: (tol - abs(x - target)) / _scale(tol))
+                       lambda x: (tol - abs(x - target)) / _scale(tol), anchors=(target, target - tol, target + tol))
 
 
 NEVER_TEXT = "never happens (not observed)"
@@ -220,7 +224,8 @@ def interval_reason(expected: Expectation, measured: Any, interval: tuple[float,
     """Why one value with a 95% ``interval`` (e.g. :func:`bootstrap_interval` over its draws) cannot decide a
     claim — the interval reaches across the bound — or None when it can."""
     lo, hi = interval
-    if len({expected.holds(lo), expected.holds(measured), expected.holds(hi)}) > 1:
+    inner = [a for a in expected.anchors if _finite(lo) and _finite(hi) and lo <= a <= hi]
+    if len({expected.holds(v) for v in (lo, measured, hi, *inner)}) > 1:
         return (f"the 95% interval of the value over its draws ({lo:.3g} to {hi:.3g}) reaches across the bound: "
                 "more draws are needed to decide")
     return None

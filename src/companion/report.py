@@ -10,7 +10,7 @@ from pathlib import Path
 from companion.execute import ChapterResult
 
 TOKEN = re.compile(r"\b(?P<kind>Figs?|Tables?|Eqs?)\b\.?|\b(?P<a>\d+)[a-z]?(?:\s*[–-]\s*(?P<b>\d+))?", re.I)
-NAMED = re.compile(r"\b(Thm|Theorem|Lemma|Prop(?:osition)?|Cor(?:ollary)?|App(?:endix)?|Sec(?:tion)?|§)\.?\s*"
+NAMED = re.compile(r"(?<!\w)(Thm|Theorem|Lemma|Prop(?:osition)?|Cor(?:ollary)?|App(?:endix)?|Sec(?:tion)?|§)\.?\s*"
                    r"([A-Z]?\d+(?:\.\d+)*|[A-Z]\b)", re.I)
 CANONICAL = {"thm": "Theorem", "theorem": "Theorem", "lemma": "Lemma", "prop": "Proposition",
              "proposition": "Proposition", "cor": "Corollary", "corollary": "Corollary", "app": "App.",

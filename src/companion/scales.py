@@ -136,7 +136,7 @@ def merge(main_nb, paper_nb, provenance: str):
 
     paper = {c.get("id"): c for c in paper_nb.cells if ERROR_TAG not in c.metadata.get("tags", [])}
     out = copy.deepcopy(main_nb)
-    cells, placed, any_missing, errors = [], False, False, []
+    cells, placed, errors, lacking = [], False, [], []  # lacking: experiments without a kept result, so far
     for cell in out.cells:
         cells.append(cell)
         if cell.cell_type != "code":
@@ -158,9 +158,10 @@ def merge(main_nb, paper_nb, provenance: str):
         if err is not None:
             if err["ename"] == "NotKept":
                 shown = [_note(f"*At the paper's scale: {err['evalue']} yet.*")]
-                any_missing = True
-            elif any_missing:
-                shown = [_note("*At the paper's scale: needs a result not computed at that scale yet.*")]
+                lacking += [w for w in err["evalue"].split()[:1] if w not in lacking]
+            elif lacking:
+                shown = [_note(f"*At the paper's scale: needs a result not computed at that scale yet (this page "
+                               f"lacks {', '.join(f'`{w}`' for w in lacking)}).*")]
             else:
                 errors.append(f"{err['ename']}: {err['evalue']}")
                 shown = [_note("**At the paper's scale this cell raised:**"), err]

@@ -97,7 +97,7 @@ def fig3(res: dict):
     g = [k for k in m if np.isfinite(m[k]["sim"]["dt"]).all()]
     a.plot(g, [np.mean(m[k]["sim"]["dt"]) for k in g], "ko", ms=4, label=f"simulation, λ = {res['marker_lam']}")
     a.set(xscale="log", yscale="log", xlabel="weight decay γ", ylabel="Δt_grok")
-    a.legend(fontsize=7)
+    a.legend(fontsize=7, loc="lower left")
     paper_title(a, "", "grokking time vs γ (bars at the top: no grokking for that λ)")
     return fig
 
@@ -169,6 +169,7 @@ def fig6(res: dict):
          Line2D([], [], color="k", marker="o", ls="", label="sim train"),
          Line2D([], [], color="k", marker="s", mfc="none", ls="", label="sim test")]
     ax[1, 0].legend(handles=h, fontsize=7)
+    ax[1, 1].legend(handles=[Line2D([], [], color=c, label=f"σ² = {s2:g}") for s2, c in zip(s2s, pinks)], fontsize=7)
     return fig
 
 
@@ -210,14 +211,15 @@ def fig8(res: dict):
     paper_title(a0, "Fig. 8", "teacher–student (theory), d_out = 1")
     m = res["mod"]
     order = np.argsort(m["alpha"])  # blue = smallest α
-    for i, c in zip(order, sweep_colors(len(order))):  # draw 0
-        a1.plot(m["train_loss"][0, i], m["train_acc"][0, i], color=c, ls="--")
-        a1.plot(m["train_loss"][0, i], m["test_acc"][0, i], color=c, label=f"α = {m['alpha'][i]:g}")
+    for i, c in zip(order, sweep_colors(len(order))):  # draw 0, as points: at η = 500 the loss spikes, and a line
+        # joining a spike to its neighbours would cross the panel
+        a1.plot(m["train_loss"][0, i], m["train_acc"][0, i], ".", color=c, ms=2, alpha=0.5)
+        a1.plot(m["train_loss"][0, i], m["test_acc"][0, i], "o", color=c, ms=2.5, label=f"α = {m['alpha'][i]:g}")
     a1.set(xscale="log", xlabel="training loss (MSE)", ylabel="accuracy")
     a1.xaxis.set_minor_formatter(NullFormatter())
     a1.invert_xaxis()
     a1.legend(fontsize=7)
-    paper_title(a1, "", "modular addition (train dashed, test solid)")
+    paper_title(a1, "", "modular addition, draw 0 (train small dots, test dots)")
     for k, row in enumerate(np.asarray(res["dt"])):
         a2.plot(m["lam"], row, "o", color="tab:blue", alpha=0.35, ms=4, label="one draw" if k == 0 else None)
     a2.plot(m["lam"], res["dt_mean"], "s", color="tab:blue", label="mean over draws")
@@ -243,25 +245,61 @@ def _markdown(header: list, rows: list):
 def fig1_table(m1):
     """Paper Fig. 1 (right): simulated and exact Δt per λ, and Eq. 11 / exact."""
     return _markdown(["λ"] + [f"{lam:g}" for lam in m1.lams],
-                     [["simulated Δt (seed mean)"] + [f"{v:.0f}" for v in m1.sim_dt],
+                     [[f"simulated Δt (mean of {m1.n_seeds} draws)"] + [f"{v:.0f}" for v in m1.sim_dt],
                       ["exact theory Δt"] + [f"{v:.0f}" for v in m1.theory_dt],
                       ["Eq. 11 / exact"] + [f"{v:.2f}" for v in m1.eq11_ratio]])
 
 
-def fig1_seeds_table(m):
-    """Paper Fig. 1 over many draws: curve agreement (mean of the draws, and the range over single draws) and
-    Δt_sim/Δt_exact at λ ≥ 0.9."""
-    rows = [[f"{lam:g}", f"{m.loss_dev_mean[lam]:.3f}", f"{min(m.loss_dev[lam]):.3f}–{max(m.loss_dev[lam]):.3f}",
-             f"{m.acc_dev_mean[lam]:.3f}", f"{min(m.acc_dev[lam]):.3f}–{max(m.acc_dev[lam]):.3f}",
-             "—" if not np.isfinite(m.late_t[lam]) else f"{m.late_t[lam]:.3g}"] for lam in m.lams]
-    table = _markdown(["λ", "loss: mean of draws (decades)", "single draws", "|ΔA|: mean of draws", "single draws",
-                       "mean leaves theory by > 0.05 decades at t ="], rows)
-    dt = _markdown(["λ"] + [f"Δt_sim/Δt_exact, ε = {e:g}: median (mean)" for e in m.eps],
-                   [[f"{lam:g}"] + [f"{m.dt_ratio_median[lam][e]:.3f} ({m.dt_ratio_mean[lam][e]:.3f})" for e in m.eps]
-                    for lam in m.dt_ratio])
-    from IPython.display import Markdown
+def _iv(x: tuple, spec: str = ".3f") -> str:
+    return f"{format(x[0], spec)}–{format(x[1], spec)}"
 
-    return Markdown(table.data + "\n\n" + dt.data)
+
+def fig1_agreement_table(me, m1s):
+    """Paper Fig. 1 over many runs: the expected loss against Eq. 8 (mean of many spectra, with its 95% interval
+    and where the largest gap is), single draws of data, teacher and student, and Eq. 9 on each draw's own loss."""
+    rows = []
+    for lam in me.lams:
+        t, q, rel = me.worst[lam]
+        single = m1s.loss_dev.get(lam)
+        gap = m1s.acc_dev_mean.get(lam)
+        rows.append([f"{lam:g}", f"{me.n[lam]}", f"{me.loss_dev[lam]:.3f} ({_iv(me.loss_dev_interval[lam])})",
+                     f"{rel:+.1%} ({q}, t = {t:.3g})",
+                     f"{min(single):.3f}–{max(single):.3f} ({len(single)})" if single else "—",
+                     f"{gap:.4f} ({_iv(m1s.acc_dev_mean_interval[lam], '.4f')})" if gap is not None else "—",
+                     f"{max(m1s.acc_dev[lam]):.3f}" if gap is not None else "—"])
+    return _markdown(["λ", "spectra", "expected loss vs Eq. 8: max decades (95%)", "largest gap at",
+                      "single draws vs Eq. 8: decades (draws)", "Eq. 9 on own loss: mean gap (95%)",
+                      "single draws: largest gap"], rows)
+
+
+def fig1_dt_table(me, m1):
+    """Paper Fig. 1 (right): the grokking time of the expected loss against the exact theory per λ and ε (95%
+    intervals over the spectra), and the spread of single draws' simulated Δt."""
+    rows = []
+    for lam in me.lams:
+        if not all(np.isfinite(me.dt_ratio[lam][e]) for e in me.dt_ratio[lam]):
+            continue
+        draws = m1.sim_dt_ratio.get(lam)
+        rows.append([f"{lam:g}"]
+                    + [f"{me.dt_ratio[lam][e]:.3f} ({_iv(me.dt_interval[lam][e])})" for e in me.dt_ratio[lam]]
+                    + [f"{min(draws):.2f}–{max(draws):.2f}" if draws else "—"])
+    eps = list(me.dt_ratio[me.lams[0]])
+    return _markdown(["λ"] + [f"Δt of the expected loss / exact, ε = {e:g} (95%)" for e in eps]
+                     + [f"single draws' Δt_sim / exact, ε = {eps[0]:g}"], rows)
+
+
+def finite_size_table(me):
+    """The d_in sweep: the largest gap between the expected generalisation loss and Eq. 8 (λ = 0.9, where
+    Eq. 8 ≥ ε/40) and between the late weight-decay losses and Eq. 38, at each d_in."""
+    rows = []
+    for lam, by_d in me.sweep.items():
+        for d_in, (dev, iv, t, rel) in by_d.items():
+            wd = me.wd_dev.get(d_in, {}).get("test") if lam == me.wd_lam else None
+            rows.append([f"{lam:g}", f"{d_in}", f"{me.sweep_draws[lam][d_in]}", f"{dev:.3f} ({_iv(iv)})",
+                         f"{rel:+.1%} at t = {t:.3g}",
+                         f"{wd:.3f} ({_iv(me.wd_dev_interval[d_in]['test'])})" if wd is not None else "—"])
+    return _markdown(["λ", "d_in", "spectra", "expected L_gen vs Eq. 8: max decades (95%)", "signed, where largest",
+                      f"late L_gen vs Eq. 38 (t = {me.wd_t:.0e}): max decades over γ (95%)"], rows)
 
 
 def eq11_table(q):

@@ -331,23 +331,29 @@ class LinearGD:
         s, n, _ = self.XV.shape
         return max(1, int(3e7 // (s * max(n, self.XgV.shape[1]) * self.dout)))
 
-    def _evaluate(self, t, eps: float) -> tuple[torch.Tensor, ...]:
+    def _evaluate(self, t, eps: float, sets: str = "both") -> tuple[torch.Tensor, ...]:
         """(L_tr, L_gen, A_tr, A_gen), each (S, K), at steps ``t`` (S, K): one matrix product per
-        chunk of time points instead of one pass over the data per time point."""
+        chunk of time points instead of one pass over the data per time point. ``sets`` = "train" or
+        "test" skips the other set's product (its L and A come back as NaN)."""
         D = self.D(t)  # (S, K, d, o)
         S, K, d, o = D.shape
         Dm = D.permute(0, 2, 1, 3).reshape(S, d, K * o)
-        e_tr = ((self.XV @ Dm).reshape(S, -1, K, o) - self.delta[:, :, None, :]).pow(2).mean(3)  # (S, N, K)
-        e_gen = (self.XgV @ Dm).reshape(S, -1, K, o).pow(2).mean(3)
-        return (e_tr.mean(1), (D ** 2).sum((2, 3)) / self.dout, (e_tr < eps).double().mean(1),
-                (e_gen < eps).double().mean(1))
+        nan = torch.full((S, K), float("nan"), dtype=D.dtype, device=D.device)
+        l_tr = a_tr = a_gen = nan
+        if sets != "test":
+            e_tr = ((self.XV @ Dm).reshape(S, -1, K, o) - self.delta[:, :, None, :]).pow(2).mean(3)  # (S, N, K)
+            l_tr, a_tr = e_tr.mean(1), (e_tr < eps).double().mean(1)
+        if sets != "train":
+            e_gen = (self.XgV @ Dm).reshape(S, -1, K, o).pow(2).mean(3)
+            a_gen = (e_gen < eps).double().mean(1)
+        return l_tr, (D ** 2).sum((2, 3)) / self.dout, a_tr, a_gen
 
-    def evaluate(self, t, eps: float) -> tuple[torch.Tensor, ...]:
+    def evaluate(self, t, eps: float, sets: str = "both") -> tuple[torch.Tensor, ...]:
         """:meth:`_evaluate` over time points ``t`` (S, K) or (K,), in chunks."""
         t = torch.as_tensor(t, dtype=torch.float64, device=self.c.device)
         t = t.reshape(1, -1).expand(self.c.shape[0], -1) if t.ndim <= 1 else t
         k = self._chunk()
-        parts = [self._evaluate(t[:, i:i + k], eps) for i in range(0, t.shape[1], k)]
+        parts = [self._evaluate(t[:, i:i + k], eps, sets) for i in range(0, t.shape[1], k)]
         return tuple(torch.cat([p[j] for p in parts], 1) for j in range(4))
 
     def losses(self, t) -> tuple[torch.Tensor, torch.Tensor]:
@@ -370,8 +376,11 @@ class LinearGD:
         keys = ("train_loss", "test_loss", "train_acc", "test_acc")
         return {"step": np.asarray(steps, float), **{k: v.cpu().numpy() for k, v in zip(keys, vals)}}
 
-    def first_steps(self, eps: float, thr: float, t_max: int, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """First integer step at which train / test accuracy ≥ thr, per seed (∞ if not by t_max).
+    def first_steps(self, eps: float, thr: float, t_max: int, k: int | None = None,
+                    rtol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """First integer step at which train / test accuracy ≥ thr, per seed (∞ if not by t_max); with
+        ``rtol`` > 0 the search stops once the bracket is within rtol of its upper end (the step returned
+        is then at most rtol·t late).
 
         A (k+1)-ary search on the integer step, all seeds and both accuracies at once (assumes the
         accuracy crosses once): each round evaluates k points inside every bracket in one batch.
@@ -385,11 +394,16 @@ class LinearGD:
         lo = torch.full((S, 2), -1.0, dtype=torch.float64)
         hi = torch.full((S, 2), float(t_max), dtype=torch.float64)
         frac = torch.arange(1, k + 1, dtype=torch.float64) / (k + 1)
-        while bool(((hi - lo) > 1).any()):
+        while bool(((hi - lo) > torch.clamp(rtol * hi, min=1.0)).any()):
             pts = torch.maximum(torch.floor(lo[..., None] + (hi - lo)[..., None] * frac), lo[..., None] + 1)
             pts = torch.minimum(pts, hi[..., None])  # (S, 2, k)
-            v = self.evaluate(pts.reshape(S, 2 * k).to(self.c.device), eps)
-            ok = torch.stack([v[2][:, :k], v[3][:, k:]], 1).cpu() >= thr  # (S, 2, k)
+            if k == 1:  # each point costs a full matrix product: the train set for t*_tr, the test set for t*_gen
+                a_tr = self.evaluate(pts[:, 0].to(self.c.device), eps, "train")[2]
+                a_gen = self.evaluate(pts[:, 1].to(self.c.device), eps, "test")[3]
+            else:
+                v = self.evaluate(pts.reshape(S, 2 * k).to(self.c.device), eps)
+                a_tr, a_gen = v[2][:, :k], v[3][:, k:]
+            ok = torch.stack([a_tr, a_gen], 1).cpu() >= thr  # (S, 2, k)
             first = torch.where(ok.any(2), ok.double().argmax(2), torch.full((S, 2), k, dtype=torch.long))
             ext = torch.cat([lo[..., None], pts, hi[..., None]], 2)  # lo, points, hi
             hi = torch.gather(ext, 2, (first + 1)[..., None])[..., 0]

@@ -25,9 +25,9 @@ class Fig1Config:
     n_seeds: int = unstated(4)  # independent draws per λ (unspecified)
     n_gen: int = unstated(5000)  # fresh test samples (unspecified)
     t_end: float = unstated(3e5)  # curves end (unspecified)
-    n_points: int = 60  # curve evaluation points, log-spaced
+    n_points: int = unstated(60)  # curve evaluation points, log-spaced (ours)
     t_max: int = 10 ** 7  # bisection limit for simulated t*
-    n_theory: int = 40  # λ grid of the theory curves
+    n_theory: int = unstated(40)  # λ grid of the theory curves (ours)
     lam_grid_range: tuple = unstated((0.05, 0.97))  # λ range of the theory Δt curve (unspecified)
     seed_per_lam: int = 1000  # the draws at λ use seed + int(seed_per_lam·λ) (one stream per λ)
     seed: int = unstated(0)  # base seed
@@ -43,14 +43,14 @@ class Fig2Config:
     lam: float = 0.9  # λ of the left/centre panels
     douts: tuple = (1, 50, 700)  # output dimensions of the left/centre panels
     right_lams: tuple = unstated((0.3, 0.5, 0.7, 0.9))  # theory curves of the right panel (unspecified)
-    n_dout_grid: int = 30  # theory d_out grid points in dout_grid_range
+    n_dout_grid: int = unstated(30)  # theory d_out grid points in dout_grid_range (ours)
     dout_grid_range: tuple = unstated((1, 2000))  # d_out range of the theory curves (unspecified)
     marker_lam: float = unstated(0.5)  # λ of the simulated markers
     marker_douts: tuple = unstated((1, 10, 100, 300, 700))  # d_out of the simulated markers
     n_seeds: int = unstated(3)  # curves (unspecified); markers use 1 seed
     n_gen: int = unstated(5000)  # fresh test samples (unspecified)
     t_end: float = unstated(1e6)  # curves end
-    n_points: int = 50  # curve evaluation points, log-spaced
+    n_points: int = unstated(50)  # curve evaluation points, log-spaced (ours)
     t_max: int = 10 ** 7  # bisection limit for the markers' simulated t*
     thr: float = 0.95  # accuracy that counts as reached
     marker_seed_offset: int = 100  # marker i uses seed + marker_seed_offset + i (curve i: seed + i)
@@ -59,23 +59,52 @@ class Fig2Config:
 
 @dataclass(frozen=True)
 class Fig1SeedsConfig:
-    """§3.1, Fig. 1 over many draws: the curves at λ = 0.1, 0.9, 1.5 against Eqs. 8/9 at both ε, and the
-    simulated Δt at λ ≥ 0.9, where one draw scatters most (d_out = 1, γ = 0, η = 0.01, d_in = 10³)."""
+    """§3.1, Fig. 1 over many draws of data, teacher and student: per-draw curves at λ = 0.1, 0.9, 1.5, whose
+    accuracies are checked against Eq. 9 of their own losses (d_out = 1, γ = 0, η = 0.01, d_in = 10³)."""
 
     d_in: int = 1000  # input dimension
     eta: float = 0.01  # GD learning rate η₀
     eps: tuple = unstated((1e-3, 1e-4))  # Fig. 1's two ε (the first is the paper's text)
     curve_lams: tuple = (0.1, 0.9, 1.5)  # λ of the curves
-    curve_seeds: tuple = unstated((16, 5, 16))  # draws per λ of curve_lams (0.1: nearest its bound; 1.5: the
-    # plateau's median, whose 95% interval must clear ±10% with a per-draw spread near 8%)
-    dt_lams: tuple = unstated((0.9, 0.95))  # λ of the Δt check
-    dt_seeds: int = unstated(160)  # draws per λ for Δt (a median decided against 15% at λ = 0.95 needs ~10²)
+    curve_seeds: tuple = unstated((16, 16, 16))  # draws per λ of curve_lams (1.5: the plateau's median, whose 95%
+    # interval must clear ±10% with a per-draw spread near 8%)
     n_gen: int = unstated(2000)  # fresh test samples
-    t_end: float = unstated(3e5)  # curves end
-    n_points: int = 60  # curve evaluation points, log-spaced
-    t_max: int = 10 ** 7  # search limit for simulated t*
+    t_end: float = unstated(3e5)  # curves end (unspecified)
+    n_points: int = unstated(60)  # curve evaluation points, log-spaced (ours)
     seed_per_lam: int = 1000  # the draws at λ use seed + seed_offset + int(seed_per_lam·λ)
     seed_offset: int = 7000  # streams apart from fig1's
+    seed: int = unstated(0)  # base seed
+
+
+@dataclass(frozen=True)
+class ExpectedLossesConfig:
+    """Figs. 1 and 3 against the expected loss at the paper's d_in: many training spectra per λ, each run's loss
+    averaged exactly over teacher and student (:meth:`~companion.theory.spectral_gd.SpectralGD.expected`); the
+    grokking time of the expected loss; and a d_in sweep that shows which deviations are finite-size
+    (d_out = 1, η = 0.01; the paper runs one draw at d_in = 10³ and states no draw count)."""
+
+    d_in: int = 1000  # input dimension
+    eta: float = 0.01  # GD learning rate η₀
+    eps: tuple = unstated((1e-3, 1e-4))  # Fig. 1's two ε (the first is the paper's text)
+    lams: tuple = unstated((0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.5))  # Fig. 1's curves and Δt markers
+    n_draws: tuple = unstated((400, 400, 400, 400, 400, 1600, 1600, 400))  # spectra per λ of lams
+    sweep_d_ins: tuple = unstated((250, 4000))  # d_in of the finite-size sweep, beside d_in (ours)
+    sweep_lams: tuple = unstated((0.9,))  # λ of that sweep (Fig. 1's λ nearest the MP edge)
+    sweep_draws: tuple = unstated((1600, 200))  # spectra per d_in of sweep_d_ins
+    wd_lam: float = 0.9  # Fig. 3's λ
+    gammas: tuple = (1e-5, 1e-3, 1e-2)  # Fig. 3's weight decays
+    wd_t: float = unstated(1e7)  # Fig. 3's "late" time (its curves' end)
+    marker_lam: float = unstated(0.5)  # λ of Fig. 3's markers (one of lams)
+    marker_gammas: tuple = unstated((1e-5, 1e-3, 1e-2, 2e-2))  # γ of Fig. 3's markers
+    dout_lam: float = 0.9  # λ of Fig. 2's curves (one of lams)
+    douts: tuple = (50, 700)  # Fig. 2's d_out > 1
+    dout_t_end: float = unstated(1e6)  # Fig. 2's curves end
+    t_end: float = unstated(3e5)  # Fig. 1's curves end
+    n_points: int = unstated(60)  # curve points, log-spaced (ours)
+    grid: tuple = (1.0, 1e7, 200)  # log grid of the crossing search: first, last, points (ours: 8% apart, log L
+    # interpolated in log t: Δt to 0.05% of a 600-point grid's)
+    n_boot: int = 1000  # bootstrap resamples of the spectra (ours)
+    seed_offset: int = 11000  # streams apart from the other experiments'
     seed: int = unstated(0)  # base seed
 
 
@@ -87,10 +116,12 @@ class Fig2MarkersConfig:
     eta: float = 0.01  # GD learning rate η₀
     eps: float = 1e-3  # accuracy threshold ε
     lam: float = unstated(0.5)  # λ of the markers
-    douts: tuple = unstated((1, 10, 100, 300, 700))  # output dimensions
+    douts: tuple = unstated((1, 10, 50, 100, 300, 700))  # output dimensions: both sides of the maximum (≈ 200)
     n_seeds: int = unstated(5)  # draws per d_out
     n_gen: int = unstated(2000)  # fresh test samples
     t_max: int = 10 ** 7  # search limit for simulated t*
+    rtol: float = 2e-3  # t* to within 0.2% (ours; the integer step costs 2.4× the evaluations at d_out = 700)
+    control_douts: tuple = (50, 700)  # d_out of the control with η ∝ d_out (at d_out = 1 it is the run itself)
     thr: float = 0.95  # accuracy that counts as reached
     seed_offset: int = 300  # d_out i uses seed + seed_offset + i
     seed: int = unstated(0)  # base seed
@@ -104,12 +135,14 @@ class InitScaleConfig:
     eta: float = 0.01  # GD learning rate η₀
     eps: float = 1e-3  # accuracy threshold ε
     lam: float = unstated(0.5)  # λ = d_in/N_tr
-    alpha: float = unstated(2.0)  # the rescaling S₀ → αS₀
-    n_seeds: int = unstated(5)  # independent draws
-    n_gen: int = unstated(2000)  # fresh test samples
+    alpha: float = unstated(3.0)  # the rescaling S₀ → αS₀ (ours: large enough that the t* it shifts move by more
+    # than the chapter's 15% agreement bound — 1.43× and 1.32× at α = 3 against 1.24× and 1.18× at α = 2 — so that a
+    # run that ignored α fails the check)
+    n_draws: int = unstated(1600)  # independent runs (spectra, teacher, student)
     t_end: float = unstated(3e3)  # curves end (losses ≈ 10⁻⁵, above float64's floor)
-    n_points: int = 40  # curve evaluation points, log-spaced
-    t_max: int = 10 ** 7  # search limit for simulated t*
+    n_points: int = unstated(40)  # curve evaluation points, log-spaced (ours)
+    grid: tuple = (1.0, 1e5, 200)  # log grid of the crossing search (ours)
+    n_boot: int = 1000  # bootstrap resamples (ours)
     seed: int = unstated(0)  # base seed
     seed_offset: int = 9000  # streams apart from the figures'
 
@@ -124,14 +157,14 @@ class Fig3Config:
     lam: float = 0.9  # λ of the left/centre panels
     gammas: tuple = (1e-5, 1e-3, 1e-2)  # weight decays of the left/centre panels
     right_lams: tuple = unstated((0.3, 0.5, 0.7, 0.9))  # theory curves of the right panel (unspecified)
-    n_gamma_grid: int = 60  # theory γ grid points in gamma_grid_range
+    n_gamma_grid: int = unstated(60)  # theory γ grid points in gamma_grid_range (ours)
     gamma_grid_range: tuple = unstated((1e-6, 1e-1))  # γ range of the theory curves (unspecified)
     marker_lam: float = unstated(0.5)  # λ of the simulated markers
     marker_gammas: tuple = unstated((1e-5, 1e-3, 1e-2, 2e-2))  # γ of the simulated markers
     n_seeds: int = unstated(3)  # independent draws (unspecified)
     n_gen: int = unstated(5000)  # fresh test samples (unspecified)
     t_end: float = unstated(1e7)  # curves end; also the bisection limit of simulated t*
-    n_points: int = 60  # curve evaluation points, log-spaced
+    n_points: int = unstated(60)  # curve evaluation points, log-spaced (ours)
     thr: float = 0.95  # accuracy that counts as reached
     plateau_lams: tuple = unstated((0.3, 0.5))  # λ of the check of Eq. 38's small-γ limit
     plateau_gammas: tuple = unstated((1e-5, 1e-4))  # γ of that check
@@ -146,13 +179,13 @@ class Fig4Config:
 
     d_in: int = 1000  # input dimension
     n_train: int = unstated(2000)  # training samples: λ = 0.5 (unspecified)
-    n_gen: int = 2000  # fresh test samples
+    n_gen: int = unstated(2000)  # fresh test samples (unspecified)
     d_hs: tuple = (50, 200)  # hidden widths
     d_out: int = 5  # output dimension
     eta: float = 0.01  # GD learning rate η₀
     steps: int = unstated(40_000)  # GD steps (unspecified)
     eps: float = 1e-4  # accuracy threshold ε
-    n_evals: int = 200  # log-spaced evaluation steps (about)
+    n_evals: int = unstated(200)  # log-spaced evaluation steps, about (ours)
     thr: float = 0.95  # accuracy that counts as reached
     n_seeds: int = unstated(5)  # independent draws of data, teacher and student (trained batched)
     seed: int = unstated(0)  # seed of data, teacher and student
@@ -170,7 +203,7 @@ class Fig6Config:
     n_seeds: int = unstated(3)  # independent draws (unspecified)
     n_gen: int = unstated(5000)  # fresh test samples (unspecified)
     t_end: float = unstated(1e6)  # curves end
-    n_points: int = 50  # curve evaluation points, log-spaced
+    n_points: int = unstated(50)  # curve evaluation points, log-spaced (ours)
     seed: int = unstated(0)  # seed of the draws
 
 
@@ -181,7 +214,7 @@ class Fig7Config:
     eta: float = 0.01  # GD learning rate η₀
     eps: float = 1e-3  # accuracy threshold ε
     thr: float = 0.95  # accuracy that counts as reached
-    n_grid: int = 40  # grid points per axis
+    n_grid: int = unstated(40)  # grid points per axis (ours)
     left_lam: float = unstated(0.5)  # λ of the left panel
     gamma_range: tuple = unstated((1e-6, 1e-1))  # γ axis (unspecified)
     dout_range: tuple = unstated((1, 2000))  # d_out axis (unspecified)
@@ -205,6 +238,7 @@ class Fig8Config:
     ts_eta: float = 0.01  # that panel's η₀
     ts_t_range: tuple = (1, 1e7)  # that panel's time range (log-spaced)
     ts_n_points: int = 300  # that panel's time points
+    gen_from: float = 0.5  # App. G: "below α = 0.5, the network cannot generalize"
     seed: int = unstated(0)  # seed of the split and the initialisation
 
 
@@ -249,11 +283,16 @@ FIG8_CPU = replace(
     n_seeds=3,
 )
 # App. G, footnote 3: "below α = 0.5 the network cannot generalize": Fig. 8's network and budget at two α below 0.5
-FIG8_BELOW = replace(FIG8, alphas=(0.3, 0.4))  # α below 0.5 (ours; the field is unstated)
-FIG8_BELOW_CPU = replace(FIG8_CPU, alphas=(0.3, 0.4))
+# α below 0.5 (ours; the field is unstated) and, as the control, the paper's two lowest α, which it says generalise
+FIG8_BELOW = replace(FIG8, alphas=(0.3, 0.4, 0.5, 0.55))
+FIG8_BELOW_CPU = replace(FIG8_CPU, alphas=(0.3, 0.4, 0.5, 0.55))
 FIG1_SEEDS, FIG2_MARKERS, INIT_SCALE = Fig1SeedsConfig(), Fig2MarkersConfig(), InitScaleConfig()
-FIG1_SEEDS_CPU = replace(FIG1_SEEDS, curve_seeds=(12, 4, 16), dt_seeds=16)
-FIG2_MARKERS_CPU = replace(FIG2_MARKERS, douts=(1, 10, 100), n_gen=1000)
+EXPECTED = ExpectedLossesConfig()
+FIG1_SEEDS_CPU = replace(FIG1_SEEDS, curve_seeds=(6, 8, 16))
+# the expected loss of a spectrum scatters little: 400 spectra put the late λ = 0.9 deviation at ±0.005 decades
+EXPECTED_CPU = replace(EXPECTED, n_draws=(50, 50, 50, 50, 50, 400, 400, 100), sweep_draws=(400, 40))
+INIT_SCALE_CPU = replace(INIT_SCALE, n_draws=400)
+FIG2_MARKERS_CPU = replace(FIG2_MARKERS, n_gen=1000)
 
 FIG1_SMOKE = replace(
     FIG1_CPU,
@@ -301,28 +340,32 @@ FIG6_SMOKE = replace(
     n_points=15,
 )
 FIG7_SMOKE = replace(FIG7_CPU, n_grid=5)
-FIG1_SEEDS_SMOKE = replace(FIG1_SEEDS_CPU, d_in=200, curve_seeds=(2, 2, 2), dt_seeds=3, n_gen=500, n_points=20)
-FIG2_MARKERS_SMOKE = replace(FIG2_MARKERS_CPU, d_in=200, douts=(1, 10), n_seeds=2, n_gen=500)
-INIT_SCALE_SMOKE = replace(INIT_SCALE, d_in=200, n_seeds=2, n_gen=500)
+FIG1_SEEDS_SMOKE = replace(FIG1_SEEDS_CPU, d_in=200, curve_seeds=(2, 2, 2), n_gen=500, n_points=20)
+EXPECTED_SMOKE = replace(EXPECTED_CPU, d_in=200, n_draws=(20,) * 8, marker_gammas=(1e-3, 2e-2), sweep_d_ins=(100, 400),
+                         sweep_draws=(40, 20), n_boot=100, grid=(1.0, 1e8, 200))
+FIG2_MARKERS_SMOKE = replace(FIG2_MARKERS_CPU, d_in=200, douts=(1, 10, 50), control_douts=(10, 50), n_seeds=2,
+                             n_gen=500)
+INIT_SCALE_SMOKE = replace(INIT_SCALE, d_in=200, n_draws=40, n_boot=100)
 FIG8_SMOKE = replace(
     FIG8_CPU,
     alphas=(0.7, 0.8, 0.9),
     steps=400,
     n_seeds=1,
 )
-FIG8_BELOW_SMOKE = replace(FIG8_SMOKE, alphas=(0.4,))
+FIG8_BELOW_SMOKE = replace(FIG8_SMOKE, alphas=(0.4, 0.5))
 
 PAPER = {"fig1": FIG1, "fig2": FIG2, "fig3": FIG3, "fig4": FIG4, "fig6": FIG6, "fig7": FIG7, "fig8": FIG8,
          "fig1_seeds": FIG1_SEEDS, "fig2_markers": FIG2_MARKERS, "init_rescaling": INIT_SCALE,
-         "fig8_below": FIG8_BELOW}
+         "fig8_below": FIG8_BELOW, "expected_losses": EXPECTED}
 PROFILES = {
     "paper": PAPER,
     "cpu": {"fig1": FIG1_CPU, "fig2": FIG2_CPU, "fig3": FIG3_CPU, "fig4": FIG4_CPU, "fig6": FIG6_CPU,
             "fig7": FIG7_CPU, "fig8": FIG8_CPU, "fig1_seeds": FIG1_SEEDS_CPU, "fig2_markers": FIG2_MARKERS_CPU,
-            "init_rescaling": INIT_SCALE, "fig8_below": FIG8_BELOW_CPU},
+            "init_rescaling": INIT_SCALE_CPU, "fig8_below": FIG8_BELOW_CPU, "expected_losses": EXPECTED_CPU},
     "smoke": {"fig1": FIG1_SMOKE, "fig2": FIG2_SMOKE, "fig3": FIG3_SMOKE, "fig4": FIG4_SMOKE,
               "fig6": FIG6_SMOKE, "fig7": FIG7_SMOKE, "fig8": FIG8_SMOKE, "fig1_seeds": FIG1_SEEDS_SMOKE,
-              "fig2_markers": FIG2_MARKERS_SMOKE, "init_rescaling": INIT_SCALE_SMOKE, "fig8_below": FIG8_BELOW_SMOKE},
+              "fig2_markers": FIG2_MARKERS_SMOKE, "init_rescaling": INIT_SCALE_SMOKE, "fig8_below": FIG8_BELOW_SMOKE,
+              "expected_losses": EXPECTED_SMOKE},
 }
 FIGURES = tuple(PAPER)
 

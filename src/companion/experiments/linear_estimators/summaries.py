@@ -9,11 +9,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from companion.events import NOT_OBSERVED, observed
-from companion.expectations import bootstrap_interval, median_interval  # noqa: F401  (median_interval: the chapter reads it here)
+from companion.expectations import bootstrap_interval
 from companion.theory import linear_estimators as theory
 
 LOW_LAM = 0.8  # Fig. 1: λ ≤ LOW_LAM is "low λ" (finite-size scatter of the lowest eigenvalues above it)
 LOSS_FLOOR_PER_EPS = 1 / 40  # Fig. 2: losses compared only where theory ≥ ε/40
+SMALL_DOUT = 0.1  # Fig. 2: d_out ≤ SMALL_DOUT·d_in, where Eq. 12's χ²_{d_out} accuracy (DᵀD ∝ I) can apply
 BIG_DOUT = 1200  # Figs. 2, 7: d_out ≥ BIG_DOUT starts below the loss threshold (1/d_out < ε)
 LATE_T = 1e3  # Fig. 5: "late" times for Eqs. 21, 22
 EQ11_EPS = 1e-3  # Eq. 11 check: the paper's ε
@@ -73,6 +74,8 @@ class Fig1Summary:
     plateau: float  # its late generalisation loss (seed mean)
     plateau_theory: float  # 1 − 1/λ
     eq25_nan_from: float | None  # the first λ where Eq. 25 is undefined (None: none)
+    n_seeds: int  # draws per λ
+    sim_dt_ratio: dict  # λ -> per draw Δt_sim / exact Δt at the paper's ε (finite draws only)
 
 
 def fig1(res: dict) -> Fig1Summary:
@@ -99,7 +102,9 @@ def fig1(res: dict) -> Fig1Summary:
         plateau_per_seed=[float(v) for v in res["curves"][lam_hi]["sim"]["test_loss"][:, -1]],
         min_step_ratio=float(np.min(thy[1:] / thy[:-1])),
         plateau=float(np.mean(res["curves"][lam_hi]["sim"]["test_loss"][:, -1])), plateau_theory=1 - 1 / lam_hi,
-        eq25_nan_from=min((lam for lam, v in zip(lams, eq25) if not np.isfinite(v)), default=None))
+        eq25_nan_from=min((lam for lam, v in zip(lams, eq25) if not np.isfinite(v)), default=None), n_seeds=n_seeds,
+        sim_dt_ratio={lam: [float(v / res["theory_at"][e][lam][2]) for v in res["sim_dt"][lam][e]["dt"]
+                            if np.isfinite(v)] for lam in lams})
 
 
 def log_ratios(sim: np.ndarray, thy: np.ndarray, floor: float) -> np.ndarray:
@@ -112,23 +117,18 @@ def log_ratios(sim: np.ndarray, thy: np.ndarray, floor: float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Fig1SeedsSummary:
-    """Fig. 1 over many draws: per-seed agreement of the curves with Eqs. 8/9, and per-seed Δt at λ ≥ 0.9."""
+    """Fig. 1 over many draws of data, teacher and student: single draws' curves against Eq. 8, and Eq. 9 —
+    the accuracy as a function of the loss — checked on each draw's own loss."""
 
     lams: list  # λ of the curves
     eps: tuple
     floor: float  # losses compared where theory ≥ floor = ε · LOSS_FLOOR_PER_EPS (the paper's ε, the first)
-    loss_dev: dict  # λ -> per seed: max over t, train and test of |log₁₀(L_sim/L_theory)|
-    loss_dev_mean: dict  # λ -> the same for the seed-mean loss
-    acc_dev: dict  # λ -> per seed: max over t, train and test, both ε of |A_sim − A_theory|
-    acc_dev_mean: dict  # λ -> the same for the seed-mean accuracy
-    late_t: dict  # λ -> first step where the seed-mean loss leaves theory by > LOSS_TOL decades (nan: never)
-    dt_ratio: dict  # λ -> per seed: Δt_sim/Δt_exact, the ε farther from 1 (NOT_OBSERVED if not reached)
-    dt_ratio_median: dict  # λ -> ε -> median over seeds of Δt_sim/Δt_exact
-    dt_ratio_mean: dict  # λ -> ε -> seed-mean Δt_sim / Δt_exact
-    dt_ratio_interval: dict  # λ -> 95% interval of the median of dt_ratio (order statistics)
-    dt_draws_to_decide: dict  # λ -> draws whose median's 95% interval (±2 se) would clear the DT_TOL bound
+    loss_dev: dict  # λ -> per draw: max over t, train and test of |log₁₀(L_sim/L_Eq.8)|
+    acc_dev: dict  # λ -> per draw: max over t, train and test, both ε of |A_sim − Eq. 9(L_sim)|
+    acc_dev_mean: dict  # λ -> max over t, train and test, both ε of |mean over draws of (A_sim − Eq. 9(L_sim))|
+    acc_dev_mean_interval: dict  # λ -> its 95% bootstrap interval over the draws
     lam_hi: float  # the largest λ of the curves (> 1: the generalisation plateau)
-    plateau_per_seed: list  # per seed: late generalisation loss at lam_hi (the paper's ε)
+    plateau_per_seed: list  # per draw: late generalisation loss at lam_hi (the paper's ε)
     plateau_theory: float  # 1 − 1/λ (Eq. 8 at t → ∞)
 
 
@@ -136,55 +136,159 @@ LOSS_TOL = 0.05  # Figs. 1, 2: losses agree when within 0.05 decades (12%)
 DT_TOL = 0.15  # the chapter's agreement bound for simulated against exact grokking times
 
 
+def max_abs_mean(draws: np.ndarray) -> float:
+    """max over every axis but the first of |mean over the first (the draws)|."""
+    return float(np.max(np.abs(draws.mean(0))))
+
+
 def fig1_seeds(res: dict) -> Fig1SeedsSummary:
     """Summary of :func:`~companion.experiments.linear_estimators.teacher_student.fig1_seeds`."""
     eps = tuple(res["eps"])
     floor = eps[0] * LOSS_FLOOR_PER_EPS
-    loss_dev, loss_mean, acc_dev, acc_mean, late = {}, {}, {}, {}, {}
+    loss_dev, acc_dev, acc_mean, acc_int = {}, {}, {}, {}
     for lam, by_eps in res["curves"].items():
         c = by_eps[eps[0]]
         r = np.stack([log_ratios(c["sim"][f"{q}_loss"], c["theory"][f"{q}_loss"], floor) for q in ("train", "test")])
         loss_dev[lam] = [float(np.nanmax(r[:, s])) for s in range(r.shape[1])]
-        m = np.stack([log_ratios(c["sim"][f"{q}_loss"].mean(0), c["theory"][f"{q}_loss"], floor)
-                      for q in ("train", "test")])
-        loss_mean[lam] = float(np.nanmax(m))
-        off = np.nanmax(m, 0) > LOSS_TOL
-        late[lam] = float(res["steps"][np.argmax(off)]) if off.any() else float("nan")
-        a = np.stack([np.abs(v["sim"][f"{q}_acc"] - v["theory"][f"{q}_acc"]) for v in by_eps.values()
-                      for q in ("train", "test")])  # (ε·q, S, T)
-        acc_dev[lam] = [float(np.max(a[:, s])) for s in range(a.shape[1])]
-        acc_mean[lam] = float(max(np.max(np.abs(v["sim"][f"{q}_acc"].mean(0) - v["theory"][f"{q}_acc"]))
-                                  for v in by_eps.values() for q in ("train", "test")))
-    dt_ratio, med, mean = {}, {}, {}
-    for lam, by_eps in res["dt"].items():
-        per = {e: np.asarray(v["sim"]["dt"], float) / v["theory"][2] for e, v in by_eps.items()}
-        n = len(next(iter(per.values())))
-        dt_ratio[lam] = [worst_signed([per[e][s] for e in per]) for s in range(n)]
-        med[lam] = {e: float(np.median(v)) for e, v in per.items()}
-        mean[lam] = {e: float(np.mean(v)) for e, v in per.items()}
+        gap = np.stack([v["sim"][f"{q}_acc"] - theory.accuracy(v["sim"][f"{q}_loss"], e)
+                        for e, v in by_eps.items() for q in ("train", "test")], axis=1)  # (S, ε·q, T)
+        acc_dev[lam] = [float(np.max(np.abs(g))) for g in gap]
+        acc_mean[lam] = max_abs_mean(gap)
+        acc_int[lam] = bootstrap_interval(gap, max_abs_mean)
     lam_hi = max(res["curves"])
     late_gen = res["curves"][lam_hi][eps[0]]["sim"]["test_loss"][:, -1]
-    return Fig1SeedsSummary(lams=sorted(res["curves"]), eps=eps, floor=floor, loss_dev=loss_dev,
-                            loss_dev_mean=loss_mean, acc_dev=acc_dev, acc_dev_mean=acc_mean, late_t=late,
-                            dt_ratio=dt_ratio, dt_ratio_median=med, dt_ratio_mean=mean,
-                            dt_ratio_interval={lam: median_interval(v) for lam, v in dt_ratio.items()},
-                            dt_draws_to_decide={lam: draws_to_decide_median(v, 1.0, DT_TOL)
-                                                for lam, v in dt_ratio.items()},
-                            lam_hi=float(lam_hi), plateau_theory=1 - 1 / lam_hi,
-                            plateau_per_seed=[float(v) for v in late_gen])
+    return Fig1SeedsSummary(lams=sorted(res["curves"]), eps=eps, floor=floor, loss_dev=loss_dev, acc_dev=acc_dev,
+                            acc_dev_mean=acc_mean, acc_dev_mean_interval=acc_int, lam_hi=float(lam_hi),
+                            plateau_theory=1 - 1 / lam_hi, plateau_per_seed=[float(v) for v in late_gen])
+
+
+def max_log_dev_of_mean(draws: np.ndarray, thy: np.ndarray) -> float:
+    """max over the trailing axes of |log₁₀(mean over draws (axis 0) / thy)| (NaN in thy: not compared)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.nanmax(np.abs(np.log10(draws.mean(0) / thy))))
+
+
+@dataclass(frozen=True)
+class ExpectedSummary:
+    """Figs. 1 and 3 against the expected loss at finite d_in (many spectra; ``expected_losses``)."""
+
+    d_in: int
+    lams: list
+    n: dict  # λ -> spectra
+    floor: float  # losses compared where theory ≥ floor (ε/40 at the paper's ε)
+    loss_dev: dict  # λ -> max over t (theory ≥ floor), train and test of |log₁₀(mean L / Eq. 8)|
+    loss_dev_interval: dict  # λ -> its 95% bootstrap interval over the spectra
+    worst: dict  # λ -> (t, "train"|"test", mean L / Eq. 8 − 1) where loss_dev is reached
+    dt_ratio: dict  # λ -> ε -> Δt of the mean loss / exact Δt (NaN where Δt is ∞, λ > 1)
+    dt_interval: dict  # λ -> ε -> its 95% bootstrap interval
+    dt_worst: dict  # λ -> (ratio, interval) of the ε farther from 1
+    low_lams: list  # λ ≤ LOW_LAM
+    low_dev: float  # max over λ ≤ LOW_LAM and ε of |Δt ratio − 1|
+    low_dev_interval: tuple  # its 95% bootstrap interval (the max recomputed per resample)
+    sweep: dict  # λ -> d_in -> (max |log₁₀(mean L_gen / Eq. 8)| in the window, interval, t, signed rel. dev there)
+    sweep_draws: dict  # λ -> d_in -> spectra
+    wd_lam: float
+    wd_t: float
+    gammas: list
+    wd_ratio: dict  # d_in -> "train"|"test" -> γ -> mean late L / Eq. 38
+    wd_dev: dict  # d_in -> "train"|"test" -> max over γ of |log₁₀(mean late L / Eq. 38)|
+    wd_dev_interval: dict  # d_in -> "train"|"test" -> its 95% bootstrap interval
+    wd_mean: dict  # "train"|"test" -> γ -> mean late L at d_in
+    marker_lam: float
+    marker_ratio: dict  # γ -> Δt of the mean loss / exact Δt with weight decay (NaN where the exact Δt is ∞)
+    marker_interval: dict  # γ -> its 95% bootstrap interval
+    marker_dev: float  # max over finite γ of |ratio − 1|
+    marker_dev_interval: tuple  # its 95% interval
+    marker_inf: dict  # γ -> whether the mean loss's test accuracy reaches 95% on the grid, where the exact Δt is ∞
+    dout_lam: float
+    dout_dev: dict  # d_out -> max over t (Eq. 12 ≥ ε/40), train and test of |log₁₀(mean L / Eq. 12)|
+    dout_dev_interval: dict  # d_out -> its 95% bootstrap interval
+
+
+def _window(thy: np.ndarray, floor: float) -> np.ndarray:
+    """Theory where it is compared (≥ floor, t > 0), NaN elsewhere."""
+    ok = (thy >= floor) & (np.arange(len(thy)) > 0)
+    return np.where(ok, thy, np.nan)
+
+
+def expected(res: dict) -> ExpectedSummary:
+    """Summary of :func:`~companion.experiments.linear_estimators.teacher_student.expected_losses`."""
+    eps = tuple(res["eps"])
+    floor = eps[0] * LOSS_FLOOR_PER_EPS
+    steps = res["steps"]
+    dev, dev_int, worst_at, ratio, interval, dt_worst = {}, {}, {}, {}, {}, {}
+    for lam, v in res["lams"].items():
+        thy = np.stack([_window(v["theory"][q], floor) for q in ("train", "test")])  # (2, T)
+        draws = np.stack([v["sim"]["train"], v["sim"]["test"]], axis=1)  # (S, 2, T)
+        dev[lam] = max_log_dev_of_mean(draws, thy)
+        dev_int[lam] = bootstrap_interval(draws, lambda d, thy=thy: max_log_dev_of_mean(d, thy))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = draws.mean(0) / thy
+        q, j = np.unravel_index(np.nanargmax(np.abs(np.log10(r))), r.shape)
+        worst_at[lam] = (float(steps[j]), ("train", "test")[q], float(r[q, j] - 1))
+        ratio[lam], interval[lam] = {}, {}
+        for e in eps:
+            sim, thy_dt = v["cross"][e]["dt"], v["theory_t"][e][2]
+            fin = np.isfinite(thy_dt) and thy_dt > 0
+            ratio[lam][e] = float(sim[0] / thy_dt) if fin else float("nan")
+            interval[lam][e] = (tuple(float(x) for x in np.quantile(sim[1:] / thy_dt, [0.025, 0.975])) if fin
+                                else (float("nan"), float("nan")))
+        far = max(eps, key=lambda e: abs(ratio[lam][e] - 1) if np.isfinite(ratio[lam][e]) else -1)
+        dt_worst[lam] = (ratio[lam][far], interval[lam][far])
+    low = [lam for lam in res["lams"] if lam <= LOW_LAM]
+    per_resample = np.max([np.abs(res["lams"][lam]["cross"][e]["dt"] / res["lams"][lam]["theory_t"][e][2] - 1)
+                           for lam in low for e in eps], axis=0)  # (1 + B,)
+    sweep = {}
+    for lam, by_d in res["sweep"].items():
+        thy = _window(res["lams"][lam]["theory"]["test"], floor)
+        sweep[lam] = {}
+        for d_in, c in sorted(by_d.items()):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                r = c["test"].mean(0) / thy
+            j = int(np.nanargmax(np.abs(np.log10(r))))
+            sweep[lam][d_in] = (max_log_dev_of_mean(c["test"], thy),
+                                bootstrap_interval(c["test"], lambda d, thy=thy: max_log_dev_of_mean(d, thy)),
+                                float(steps[j]), float(r[j] - 1))
+    wd_ratio, wd_dev, wd_int = {}, {}, {}
+    for d_in, by_g in res["wd"].items():
+        wd_ratio[d_in], wd_dev[d_in], wd_int[d_in] = {}, {}, {}
+        for i, q in enumerate(("train", "test")):
+            thy = np.array([res["wd_theory"][g][i] for g in res["gammas"]])
+            draws = np.stack([by_g[g][q] for g in res["gammas"]], axis=1)  # (S, γ)
+            wd_ratio[d_in][q] = dict(zip(res["gammas"], (draws.mean(0) / thy).tolist()))
+            wd_dev[d_in][q] = max_log_dev_of_mean(draws, thy)
+            wd_int[d_in][q] = bootstrap_interval(draws, lambda d, thy=thy: max_log_dev_of_mean(d, thy))
+    mk = res["markers"]
+    fin = [g for g in mk if np.isfinite(mk[g]["theory"][2]) and mk[g]["theory"][2] > 0]
+    m_ratio = {g: np.asarray(mk[g]["sim"]["dt"]) / mk[g]["theory"][2] if g in fin else None for g in mk}
+    m_dev = np.max([np.abs(m_ratio[g] - 1) for g in fin], axis=0) if fin else np.full(2, np.nan)
+    dout_dev, dout_int = {}, {}
+    for o, c in res["douts"].items():
+        thy = np.stack([_window(c["theory"][q], floor) for q in ("train", "test")])
+        draws = np.stack([c["sim"]["train"], c["sim"]["test"]], axis=1)
+        dout_dev[o] = max_log_dev_of_mean(draws, thy)
+        dout_int[o] = bootstrap_interval(draws, lambda d, thy=thy: max_log_dev_of_mean(d, thy))
+    return ExpectedSummary(
+        wd_mean={q: {g: float(res["wd"][res["d_in"]][g][q].mean()) for g in res["gammas"]} for q in ("train", "test")},
+        marker_lam=res["marker_lam"],
+        marker_ratio={g: float(r[0]) if r is not None else float("nan") for g, r in m_ratio.items()},
+        marker_interval={g: tuple(float(x) for x in np.quantile(r[1:], [0.025, 0.975])) if r is not None
+                         else (float("nan"), float("nan")) for g, r in m_ratio.items()},
+        marker_dev=float(m_dev[0]), marker_dev_interval=tuple(float(x) for x in np.quantile(m_dev[1:], [0.025, 0.975])),
+        marker_inf={g: bool(np.isfinite(mk[g]["sim"]["dt"][0])) for g in mk if g not in fin},
+        dout_lam=res["dout_lam"], dout_dev=dout_dev, dout_dev_interval=dout_int,
+        d_in=res["d_in"], lams=sorted(res["lams"]), n={lam: v["n"] for lam, v in res["lams"].items()}, floor=floor,
+        loss_dev=dev, loss_dev_interval=dev_int, worst=worst_at, dt_ratio=ratio, dt_interval=interval,
+        dt_worst=dt_worst, low_lams=low, low_dev=float(per_resample[0]),
+        low_dev_interval=tuple(float(x) for x in np.quantile(per_resample[1:], [0.025, 0.975])),
+        sweep=sweep, sweep_draws={lam: {d: len(c["test"]) for d, c in by.items()} for lam, by in res["sweep"].items()},
+        wd_lam=res["wd_lam"], wd_t=res["wd_t"], gammas=list(res["gammas"]), wd_ratio=wd_ratio, wd_dev=wd_dev,
+        wd_dev_interval=wd_int)
 
 
 def draws_for_error(values, se: float) -> int:
     """How many draws make the standard error of the mean of ``values``-like draws ``se`` (sd²/se²)."""
     return int(np.ceil(np.var(values, ddof=1) / se ** 2)) if len(values) > 1 else 0
-
-
-def draws_to_decide_median(values: list, target: float, tol: float) -> float:
-    """Draws whose median has a 95% interval (±2 standard errors, se² = π/2·var/n for a near-normal spread)
-    clear of the bound |x − target| = tol·|target|, from the median and spread of ``values`` (∞ at the bound)."""
-    x = np.array([v for v in values if observed(v)], float)
-    gap = abs(tol * abs(target) - abs(np.median(x) - target)) if len(x) > 1 else 0.0
-    return float(np.ceil(np.pi / 2 * np.var(x, ddof=1) / (gap / 2) ** 2)) if gap > 1e-9 else float("inf")
 
 
 def worst_signed(ratios: list):
@@ -202,13 +306,15 @@ class Eq11Summary:
     ratios: dict  # λ -> ratio per ε
     ratio_at_paper_eps: float  # λ = EQ11_LAM, ε = EQ11_EPS
     limit_ratio: float  # λ = EQ11_LAM at the smallest ε if the ratio falls monotonically, else nan
+    eq25_ratio: float  # Eq. 25 / exact Δt at λ = EQ11_LAM, ε = EQ11_EPS (NaN where Eq. 25 is undefined)
 
 
 def eq11(q: dict) -> Eq11Summary:
     """Summary of :func:`~companion.experiments.linear_estimators.teacher_student.eq11_ratios`."""
     r = q[EQ11_LAM]
     i = int(np.argmin(np.abs(q["eps"] - EQ11_EPS)))
-    return Eq11Summary(eps=q["eps"], ratios={lam: v for lam, v in q.items() if lam != "eps"},
+    return Eq11Summary(eps=q["eps"], ratios={lam: v for lam, v in q.items() if lam not in ("eps", "eq25")},
+                       eq25_ratio=float(q["eq25"][EQ11_LAM]),
                        ratio_at_paper_eps=float(r[i]),
                        limit_ratio=float(r[-1]) if bool(np.all(np.diff(r) < 0)) else float("nan"))
 
@@ -264,8 +370,23 @@ class Fig2MarkersSummary:
     lam: float
     douts: list
     ratio: dict  # d_out -> per seed Δt_sim/Δt_theory (NOT_OBSERVED if not reached)
-    per_seed: list  # per seed: the ratio farthest from 1 over d_out
+    per_seed: list  # per seed: the ratio farthest from 1 over the d_out ≤ SMALL_DOUT·d_in
+    small_douts: list  # those d_out
     median: dict  # d_out -> median ratio
+    dt: dict  # d_out -> per seed simulated Δt
+    peak: list  # per seed: the largest Δt of the inner d_out over the larger of Δt at the first and last d_out
+    peak_control: list  # the same for the control (η ∝ d_out)
+    control_dt: dict  # d_out -> per seed Δt of the control
+
+    @property
+    def dt_median(self) -> dict:
+        """d_out -> median simulated Δt."""
+        return {d: float(np.median(v)) for d, v in self.dt.items()}
+
+    @property
+    def control_median(self) -> dict:
+        """d_out -> median Δt of the control."""
+        return {d: float(np.median(v)) for d, v in self.control_dt.items()}
 
 
 def fig2_markers(res: dict) -> Fig2MarkersSummary:
@@ -273,11 +394,24 @@ def fig2_markers(res: dict) -> Fig2MarkersSummary:
     m = res["markers"]
     ratio = {d: [ratio_or_not(v, m[d]["theory"][2]) for v in m[d]["sim"]["dt"]] for d in m}
     n = len(next(iter(ratio.values())))
-    return Fig2MarkersSummary(lam=res["lam"], douts=list(m), ratio=ratio,
-                              per_seed=[worst_signed([ratio[d][s] if observed(ratio[d][s]) else np.inf for d in m])
+    small = [d for d in m if d <= SMALL_DOUT * res.get("d_in", np.inf)]
+    return Fig2MarkersSummary(lam=res["lam"], douts=list(m), ratio=ratio, small_douts=small,
+                              per_seed=[worst_signed([ratio[d][s] if observed(ratio[d][s]) else np.inf for d in small])
                                         for s in range(n)],
                               median={d: float(np.median([v if observed(v) else np.inf for v in r]))
-                                      for d, r in ratio.items()})
+                                      for d, r in ratio.items()},
+                              dt={d: [float(v) for v in m[d]["sim"]["dt"]] for d in m},
+                              peak=peak_over_ends([m[d]["sim"]["dt"] for d in m]),
+                              peak_control=peak_over_ends([m[d]["control"]["dt"] for d in m if "control" in m[d]]),
+                              control_dt={d: [float(v) for v in m[d]["control"]["dt"]] for d in m if "control" in m[d]})
+
+
+def peak_over_ends(dts: list) -> list:
+    """Per seed (columns of ``dts``, one row per d_out in ascending order): the largest Δt of the inner d_out
+    over the larger of the Δt at the two ends — above 1 when Δt(d_out) has an interior maximum."""
+    a = np.asarray(dts, float)
+    return [float(np.max(a[1:-1, s]) / max(a[0, s], a[-1, s])) if np.all(np.isfinite(a[:, s])) else NOT_OBSERVED
+            for s in range(a.shape[1])]
 
 
 @dataclass(frozen=True)
@@ -299,6 +433,8 @@ class Fig3Summary:
     rel_err_eq38_per_seed: list  # per seed: max over γ, train and test of |L_sim(end)/Eq. 38 − 1|
     marker_per_seed: list  # per seed: max over the finite marker γ of |Δt_sim/Δt_theory − 1|
     inf_gamma: float | None  # the first marker γ whose theory Δt is ∞
+    below_inf_gamma: float | None  # the largest marker γ with a finite theory Δt
+    dt_below_inf_per_seed: list  # per seed: simulated Δt there (the control of fig3_infinite)
     sim_dt_at_inf: float
     sim_dt_at_inf_per_seed: list  # per seed: simulated Δt there (NOT_OBSERVED: test accuracy never reached thr)
     gamma_c: dict  # λ -> first γ of the grid with Δt = ∞
@@ -353,7 +489,8 @@ def fig3(res: dict) -> Fig3Summary:
                                 if np.isfinite(m[g]["sim"]["dt"][s]) else NOT_OBSERVED for g in finite])
                          for s in range(len(m[finite[0]]["sim"]["dt"]))],
         sim_dt_at_inf_per_seed=[seen(v) for v in m[inf_g[0]]["sim"]["dt"]] if inf_g else [],
-        inf_gamma=inf_g[0] if inf_g else None,
+        inf_gamma=inf_g[0] if inf_g else None, below_inf_gamma=max(finite) if finite else None,
+        dt_below_inf_per_seed=[seen(v) for v in m[max(finite)]["sim"]["dt"]] if finite else [],
         sim_dt_at_inf=float(np.min(m[inf_g[0]]["sim"]["dt"])) if inf_g else float("nan"),
         gamma_c=gc, gamma_c_decreasing=bool(np.all(np.diff([gc[lm] for lm in sorted(gc)]) <= 0)),
         gamma_c_marker=gc.get(res["marker_lam"], float("nan")), lam=lam, marker_lam=res["marker_lam"],

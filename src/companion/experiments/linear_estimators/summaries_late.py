@@ -41,6 +41,8 @@ class Fig4Summary:
     loss0_big: list  # per seed: initial loss of the linear run at d_h_big
     loss0_theory_big: float
     gen_over_tr: list  # per seed: min over runs of t*_gen/t*_tr
+    gen_over_tr_rel: list  # per seed: max over runs of |(t*_gen/t*_tr) / Eq. 18's − 1|
+    gen_over_tr_theory: tuple  # Eq. 18's t*_gen/t*_tr over the runs (min, max)
     h0: list  # per seed: h(0) = ½(‖S₀‖² + ‖S₁‖²) of the linear run at d_h_big (Eq. 17)
     h_drift: list  # per seed: max over t and runs of |h(t)/h(0) − 1| at d_h_big
     step_resolution: float  # the largest relative gap between evaluation steps near the t* checked
@@ -86,9 +88,19 @@ def fig4(res: dict) -> Fig4Summary:
         loss0_theory_big=rb["loss0_theory"],
         gen_over_tr=[NOT_OBSERVED if any(not observed(t) for p in per.values() for t in p[s])
                      else float(min(p[s][1] / p[s][0] for p in per.values())) for s in range(n)],
+        gen_over_tr_rel=[NOT_OBSERVED if any(not observed(t) for p in per.values() for t in p[s])
+                         else float(max(abs(p[s][1] / p[s][0] / _delay(res["runs"][d]["theory_t"]) - 1)
+                                        for (d, _), p in per.items())) for s in range(n)],
+        gen_over_tr_theory=(float(min(r["theory_t"][1] / r["theory_t"][0] for r in res["runs"].values())),
+                            float(max(r["theory_t"][1] / r["theory_t"][0] for r in res["runs"].values()))),
         h0=[float(h[s, 0, 0]) for s in range(n)],
         h_drift=[float(np.max(np.abs(h[s] / h[s][:, :1] - 1))) for s in range(n)],
         step_resolution=float(max(gaps, default=float("nan"))), d_in=res.get("d_in"))
+
+
+def _delay(theory_t) -> float:
+    """t*_gen / t*_tr of a theory (t*_tr, t*_gen, …)."""
+    return theory_t[1] / theory_t[0]
 
 
 def _rel(pair: tuple, theory_t) -> float:
@@ -136,6 +148,26 @@ class Fig6Summary:
     rel_err_all_t: float
     test_acc_end: float
     test_acc_theory: float
+
+    @property
+    def train_floor_interval(self) -> tuple:
+        """95% interval of the mean late train loss over the draws (:func:`mean_interval`)."""
+        return mean_interval(self.train_floor_per_seed)
+
+    @property
+    def test_floor_interval(self) -> tuple:
+        """95% interval of the mean late generalisation loss over the draws (:func:`mean_interval`)."""
+        return mean_interval(self.test_floor_per_seed)
+
+
+def mean_interval(values: list, level: float = 0.95) -> tuple:
+    """Student-t interval of the mean of a few draws: mean ± t_{n−1}·s/√n (a bootstrap of three draws would
+    be far too narrow)."""
+    from scipy import stats
+
+    x = np.asarray(values, float)
+    half = stats.t.ppf((1 + level) / 2, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else np.inf
+    return float(x.mean() - half), float(x.mean() + half)
 
 
 def fig6(res: dict) -> Fig6Summary:
@@ -198,6 +230,8 @@ class Fig8Summary:
     lam_star: list  # per seed: fitted λ*
     fit: dict  # the (λ* − λ)⁻² fit of the seed-mean Δt (for the figure)
     steps: int  # the run budget
+    exponent: float  # k of the free-exponent fit C(λ* − λ)^(−k) to every draw's Δt
+    exponent_interval: tuple  # its 95% profile-likelihood interval
 
 
 @np.errstate(invalid="ignore")
@@ -205,7 +239,7 @@ def fig8(res: dict) -> Fig8Summary:
     """Summary of :func:`~companion.experiments.linear_estimators.networks.fig8`."""
     from scipy import stats
 
-    from companion.experiments.linear_estimators.networks import fit_divergence
+    from companion.experiments.linear_estimators.networks import exponent_profile, fit_divergence
 
     m = res["mod"]
     order = np.argsort(m["alpha"])
@@ -221,7 +255,8 @@ def fig8(res: dict) -> Fig8Summary:
         best_test_acc=[float(np.min(np.max(a, -1))) for a in np.asarray(m["test_acc"])],
         worst_test_err=[float(np.max(1 - np.max(a, -1))) for a in np.asarray(m["test_acc"])],
         trend_p=trend, delta_aic=[seen(f["delta_aic"]) for f in res["forms"]],
-        lam_star=[f["fit"]["lam_star"] for f in res["forms"]], fit=fit_divergence(lam, mean), steps=res["steps"])
+        lam_star=[f["fit"]["lam_star"] for f in res["forms"]], fit=fit_divergence(lam, mean), steps=res["steps"],
+        **dict(zip(("exponent", "exponent_interval"), (lambda e: (e["k"], e["interval"]))(exponent_profile(lam, dt)))))
 
 
 @dataclass(frozen=True)
@@ -231,6 +266,9 @@ class Fig8BelowSummary:
     alpha: np.ndarray
     lam: np.ndarray  # λ = 2/(αp)
     first_gen: list  # per seed: the earliest step over α at which test accuracy ≥ thr (NOT_OBSERVED: none)
+    control_alpha: np.ndarray  # α ≥ gen_from trained beside them (the paper's lowest, which it says generalise)
+    control_first_gen: list  # per seed: the same over the control α
+    worst_test_err: list  # per seed: the highest over the α below gen_from of the lowest test error reached
     best_test_acc: list  # per seed: the highest over α of the best test accuracy reached
     best_train_acc: list  # per seed: the lowest over α of the best train accuracy reached (the net does fit)
     steps: int
@@ -241,44 +279,63 @@ class Fig8BelowSummary:
 def fig8_below(res: dict) -> Fig8BelowSummary:
     """Summary of :func:`~companion.experiments.linear_estimators.networks.fig8_below`."""
     m = res["mod"]
+    alpha = np.asarray(m["alpha"])
+    below = alpha < res.get("gen_from", np.inf)
     t_te = np.asarray(m["t_te"], float)  # (S, n_α), NaN: not observed
+
+    def first(rows):
+        return [float(np.nanmin(row)) if np.isfinite(row).any() else NOT_OBSERVED for row in rows]
     return Fig8BelowSummary(
-        alpha=np.asarray(m["alpha"]), lam=np.asarray(m["lam"]),
-        first_gen=[float(np.nanmin(row)) if np.isfinite(row).any() else NOT_OBSERVED for row in t_te],
-        best_test_acc=[float(np.max(a)) for a in np.asarray(m["test_acc"])],
-        best_train_acc=[float(np.min(np.max(a, -1))) for a in np.asarray(m["train_acc"])],
+        alpha=alpha[below], lam=np.asarray(m["lam"])[below], first_gen=first(t_te[:, below]),
+        control_alpha=alpha[~below], control_first_gen=first(t_te[:, ~below]),
+        worst_test_err=[float(np.max(1 - np.max(a[below], -1))) for a in np.asarray(m["test_acc"])],
+        best_test_acc=[float(np.max(a[below])) for a in np.asarray(m["test_acc"])],
+        best_train_acc=[float(np.min(np.max(a[below], -1))) for a in np.asarray(m["train_acc"])],
         steps=res["steps"], thr=res["thr"], p=res["p"])
 
 
 @dataclass(frozen=True)
 class InitSummary:
-    """§3.1.3: the student initialised at αS₀ against the paper's rescaling of the losses."""
+    """§3.1.3: the student initialised at αS₀ against the paper's rescaling of the losses, and the shifts of
+    t*_tr and t*_gen that the rescaling predicts (ε → ε' = 2ε/(1 + α²))."""
 
     alpha: float
     factor: float  # (1 + α²)/2
-    loss_dev: list  # per seed: max over t, train and test of |L_α/L_1 / factor − 1|
-    loss_dev_mean: float  # the same for the ratio of the seed-mean losses
-    loss_dev_mean_interval: tuple  # its 95% bootstrap interval over the draws
-    dt_ratio: list  # per seed: simulated Δt at αS₀ / exact Δt at ε' = 2ε/(1 + α²)
-    dt_eff: float  # exact Δt at ε'
-    dt_unscaled: float  # exact Δt at ε
+    n: int  # runs
+    loss_dev: float  # max over t, train and test of |mean L_αS₀ / mean L_S₀ / factor − 1|
+    loss_dev_interval: tuple  # its 95% bootstrap interval over the runs
+    shift: dict  # "t_tr"|"t_gen" -> t* of the αS₀ arm's mean loss / t* of the S₀ arm's (at ε)
+    shift_interval: dict  # "t_tr"|"t_gen" -> its 95% bootstrap interval
+    predicted: dict  # "t_tr"|"t_gen" -> exact t* at ε' / exact t* at ε
+    agreement: float  # the shift / predicted farthest from 1 (t_tr or t_gen)
+    agreement_interval: tuple  # its 95% interval (the farther of the two, per resample)
+    ignored: float  # the same for a run that ignored α (shift 1): 1/predicted, farthest from 1
 
 
-def max_abs_mean_dev(draws: np.ndarray) -> float:
-    """max over columns of |mean over draws (rows) − 1|: a ratio's largest departure from 1 in the mean."""
-    return float(np.max(np.abs(draws.mean(0) - 1)))
+def ratio_of_means_dev(draws: np.ndarray) -> float:
+    """max over trailing axes of |mean over draws of the first half / mean of the second − 1| for draws stacked
+    (S, 2, …): arm 0 over arm 1."""
+    return float(np.max(np.abs(draws[:, 0].mean(0) / draws[:, 1].mean(0) - 1)))
 
 
 def init_rescaling(res: dict) -> InitSummary:
     """Summary of :func:`~companion.experiments.linear_estimators.teacher_student.init_rescaling`."""
-    dev = np.maximum(np.abs(res["ratio_train"] / res["factor"] - 1), np.abs(res["ratio_test"] / res["factor"] - 1))
-    dt = res["sim_scaled"]["dt"]
-    draws = np.concatenate([res["ratio_train"], res["ratio_test"]], axis=1) / res["factor"]
-    return InitSummary(alpha=res["alpha"], factor=res["factor"], loss_dev=[float(v) for v in dev.max(1)],
-                       loss_dev_mean=max_abs_mean_dev(draws),
-                       loss_dev_mean_interval=bootstrap_interval(draws, max_abs_mean_dev),
-                       dt_ratio=[seen(v / res["theory_eff"][2]) if np.isfinite(v) else NOT_OBSERVED for v in dt],
-                       dt_eff=res["theory_eff"][2], dt_unscaled=res["theory_unscaled"][2])
+    draws = np.stack([np.stack([res["scaled"][q] / res["factor"], res["base"][q]], axis=1)
+                      for q in ("train", "test")], axis=2)  # (S, arm, q, T)
+    shift, interval, pred = {}, {}, {}
+    for k, key in enumerate(("t_tr", "t_gen")):
+        s = np.asarray(res["cross_scaled"][key]) / np.asarray(res["cross_base"][key])  # (1 + B,)
+        shift[key], interval[key] = float(s[0]), tuple(float(x) for x in np.quantile(s[1:], [0.025, 0.975]))
+        pred[key] = res["theory_eff"][k] / res["theory"][k]
+    per = np.stack([np.asarray(res["cross_scaled"][k]) / np.asarray(res["cross_base"][k]) / pred[k]
+                    for k in pred])  # (2, 1 + B)
+    far = per[np.argmax(np.abs(per - 1), axis=0), np.arange(per.shape[1])]  # per resample, the one farther from 1
+    return InitSummary(alpha=res["alpha"], factor=res["factor"], n=len(res["base"]["train"]),
+                       loss_dev=ratio_of_means_dev(draws),
+                       loss_dev_interval=bootstrap_interval(draws, ratio_of_means_dev),
+                       shift=shift, shift_interval=interval, predicted=pred, agreement=float(far[0]),
+                       agreement_interval=tuple(float(x) for x in np.quantile(far[1:], [0.025, 0.975])),
+                       ignored=float(min((1 / v for v in pred.values()), key=lambda r: -abs(r - 1))))
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from scipy import stats
 
 from companion.cache import experiment
 from companion.experiments.linear_estimators.configs import (
+    ExpectedLossesConfig,
     Fig1Config,
     Fig1SeedsConfig,
     Fig2Config,
@@ -22,6 +23,7 @@ from companion.experiments.linear_estimators.configs import (
 )
 from companion.theory import linear_estimators as theory
 from companion.theory.linear_estimators import LinearGD
+from companion.theory.spectral_gd import SpectralGD, bootstrap_weights, mean_loss_crossings
 from companion.train.fit import log_steps
 
 ERF2 = theory.grok_threshold_erf2()  # Fig. 1 threshold erf(√2) ⇔ L = ε/4
@@ -67,51 +69,106 @@ def fig1(cfg: Fig1Config, device: str = "cpu") -> dict:
 
 @experiment
 def fig1_seeds(cfg: Fig1SeedsConfig, device: str = "cpu") -> dict:
-    """Fig. 1's agreement over many draws: per-draw curves at λ ∈ curve_lams against Eqs. 8/9 for each ε,
-    and per-draw simulated t* at λ ∈ dt_lams against the exact theory (all draws of a λ batched)."""
+    """Fig. 1 over many draws of data, teacher and student: per-draw curves at λ ∈ curve_lams for each ε
+    against Eqs. 8/9 (all draws of a λ batched)."""
     steps = curve_steps(cfg.t_end, cfg.n_points)
-    curves, dt = {}, {}
+    curves = {}
     for lam, n_draws in zip(cfg.curve_lams, cfg.curve_seeds, strict=True):
         seed = cfg.seed + cfg.seed_offset + int(cfg.seed_per_lam * lam)
         sim = LinearGD.sample(cfg.d_in, 1, lam, n_draws, seed, cfg.n_gen, cfg.eta, device=device)
         curves[lam] = {e: {"sim": sim.curves(steps, e), "theory": theory_curves(steps, lam, cfg.eta, e)}
                        for e in cfg.eps}
-    for lam in cfg.dt_lams:
-        seed = cfg.seed + 2 * cfg.seed_offset + int(cfg.seed_per_lam * lam)
-        sim = LinearGD.sample(cfg.d_in, 1, lam, cfg.dt_seeds, seed, cfg.n_gen, cfg.eta, device=device)
-        dt[lam] = {e: {"sim": first_steps(sim, e, ERF2, cfg.t_max),
-                       "theory": theory.grok_times(lam, e, ERF2, cfg.eta)} for e in cfg.eps}
-    return {"steps": steps, "curves": curves, "dt": dt, "eps": cfg.eps}
+    return {"steps": steps, "curves": curves, "eps": cfg.eps}
+
+
+@experiment
+def expected_losses(cfg: ExpectedLossesConfig, device: str = "cpu") -> dict:
+    """Figs. 1–3 at the paper's d_in over many training spectra (:mod:`companion.theory.spectral_gd`): per
+    spectrum, the loss averaged exactly over teacher and student — Fig. 1's curves, the grokking times of their
+    mean (with bootstrap resamples of the spectra), Fig. 2's curves for d_out > 1, Fig. 3's late losses and
+    markers per weight decay — and Fig. 1's curves at other d_in (the finite-size sweep). Exact theory beside
+    each. Numpy on the CPU (``device`` unused: a tridiagonal eigenproblem per spectrum)."""
+    steps = curve_steps(cfg.t_end, cfg.n_points)
+
+    def spectra(d_in: int, lam: float, n: int, k: int) -> SpectralGD:
+        return SpectralGD.sample(d_in, 1, lam, n, cfg.seed + cfg.seed_offset + 7919 * k + d_in, cfg.eta).expected()
+
+    def curves(runs: SpectralGD) -> dict:  # float32: a kept result of thousands of spectra stays a few MB
+        ltr, lgen = runs.losses(steps)
+        return {"train": ltr.astype(np.float32), "test": lgen.astype(np.float32)}
+
+    out, sweep, wd, markers, douts = {}, {}, {}, {}, {}
+    dsteps = curve_steps(cfg.dout_t_end, cfg.n_points)
+    for k, (lam, n) in enumerate(zip(cfg.lams, cfg.n_draws, strict=True)):
+        runs = spectra(cfg.d_in, lam, n, k)
+        w = bootstrap_weights(n, cfg.n_boot, seed=k)
+        ltr, lgen = theory.losses(np.maximum(steps, 1e-3), lam, cfg.eta)
+        out[lam] = {"sim": curves(runs), "theory": {"train": ltr, "test": lgen}, "n": n,
+                    "cross": {e: mean_loss_crossings(runs, e, ERF2, cfg.grid, w) for e in cfg.eps},
+                    "theory_t": {e: theory.grok_times(lam, e, ERF2, cfg.eta) for e in cfg.eps}}
+        if lam in cfg.sweep_lams:
+            sweep[lam] = {cfg.d_in: out[lam]["sim"]}
+        if lam == cfg.wd_lam:
+            wd[cfg.d_in] = {g: runs.retune(gamma=g).losses([cfg.wd_t]) for g in cfg.gammas}
+        if lam == cfg.marker_lam:  # Fig. 3's markers: Δt of the mean loss per weight decay
+            markers = {g: {"sim": mean_loss_crossings(runs.retune(gamma=g), cfg.eps[0], 0.95, cfg.grid, w),
+                           "theory": theory.grok_times(lam, cfg.eps[0], 0.95, cfg.eta, gamma=g)}
+                       for g in cfg.marker_gammas}
+        if lam == cfg.dout_lam:  # Fig. 2's d_out > 1: the same spectra (the expected moments do not depend on d_out)
+            douts = {o: {"sim": dict(zip(("train", "test"), dataclasses.replace(runs, dout=o).losses(dsteps))),
+                         "theory": dict(zip(("train", "test"),
+                                            theory.losses(np.maximum(dsteps, 1e-3), lam, cfg.eta, dout=o)))}
+                     for o in cfg.douts}
+    for lam in cfg.sweep_lams:
+        for j, (d_in, n) in enumerate(zip(cfg.sweep_d_ins, cfg.sweep_draws, strict=True)):
+            runs = spectra(d_in, lam, n, 100 + j)
+            sweep[lam][d_in] = curves(runs)
+            if lam == cfg.wd_lam:
+                wd[d_in] = {g: runs.retune(gamma=g).losses([cfg.wd_t]) for g in cfg.gammas}
+    wd = {d: {g: {"train": v[0][:, 0], "test": v[1][:, 0]} for g, v in by_g.items()} for d, by_g in wd.items()}
+    wd_theory = {g: tuple(float(x[0]) for x in theory.losses([cfg.wd_t], cfg.wd_lam, cfg.eta, g)) for g in cfg.gammas}
+    return {"steps": steps, "lams": out, "sweep": sweep, "wd": wd, "wd_theory": wd_theory, "eps": cfg.eps,
+            "d_in": cfg.d_in, "wd_lam": cfg.wd_lam, "gammas": cfg.gammas, "wd_t": cfg.wd_t, "markers": markers,
+            "marker_lam": cfg.marker_lam, "dout_steps": dsteps, "douts": douts, "dout_lam": cfg.dout_lam}
 
 
 @experiment
 def fig2_markers(cfg: Fig2MarkersConfig, device: str = "cpu") -> dict:
-    """Fig. 2 (right) over several draws: simulated t* and Δt per d_out at λ = cfg.lam against Eq. 12."""
+    """Fig. 2 (right) over several draws: simulated t* and Δt per d_out at λ = cfg.lam against Eq. 12; and the
+    control, the same draws with η ∝ d_out, which undoes the slowing of the loss by η₀ → η₀/d_out (one of the
+    two competing effects behind the maximum), so that only the accuracy's d_out-dependence is left."""
     out = {}
     for i, d in enumerate(cfg.douts):
         sim = LinearGD.sample(cfg.d_in, d, cfg.lam, cfg.n_seeds, cfg.seed + cfg.seed_offset + i, cfg.n_gen, cfg.eta,
                               device=device)
-        out[d] = {"sim": first_steps(sim, cfg.eps, cfg.thr, cfg.t_max),
+        tr, gen = sim.first_steps(cfg.eps, cfg.thr, cfg.t_max, rtol=cfg.rtol)
+        out[d] = {"sim": {"t_tr": tr, "t_gen": gen, "dt": gen - tr},
                   "theory": theory.grok_times(cfg.lam, cfg.eps, cfg.thr, cfg.eta, dout=d)}
-    return {"markers": out, "lam": cfg.lam}
+        if d == 1 or d in cfg.control_douts:
+            ctr, cgen = (tr, gen) if d == 1 else sim.retune(cfg.eta * d).first_steps(cfg.eps, cfg.thr, cfg.t_max,
+                                                                                      rtol=cfg.rtol)
+            out[d]["control"] = {"t_tr": ctr, "t_gen": cgen, "dt": cgen - ctr}
+    return {"markers": out, "lam": cfg.lam, "d_in": cfg.d_in}
 
 
 @experiment
 def init_rescaling(cfg: InitScaleConfig, device: str = "cpu") -> dict:
-    """§3.1.3: the same draws with the student initialised at S₀ and at αS₀ — losses over time and
-    simulated t* — against the paper's L → (1 + α²)/2·L, i.e. ε → 2ε/(1 + α²)."""
+    """§3.1.3: the same runs (spectra, teacher, student; :class:`~companion.theory.spectral_gd.SpectralGD`)
+    with the student initialised at S₀ and at αS₀ — per-run losses over time, and the t* of each arm's mean
+    loss (with bootstrap resamples of the runs, the same for both arms) — against the paper's
+    L → (1 + α²)/2·L, i.e. ε → 2ε/(1 + α²). Numpy on the CPU (``device`` unused)."""
     steps = curve_steps(cfg.t_end, cfg.n_points)[1:]
-    sim = LinearGD.sample(cfg.d_in, 1, cfg.lam, cfg.n_seeds, cfg.seed + cfg.seed_offset, cfg.n_gen, cfg.eta,
-                          device=device)
-    scaled = dataclasses.replace(sim, Sb0=cfg.alpha * sim.Sb0).retune(cfg.eta)
-    a, b = sim.curves(steps, cfg.eps), scaled.curves(steps, cfg.eps)
+    base = SpectralGD.sample(cfg.d_in, 1, cfg.lam, cfg.n_draws, cfg.seed + cfg.seed_offset, cfg.eta)
+    scaled = dataclasses.replace(base, ss=cfg.alpha ** 2 * base.ss, st=cfg.alpha * base.st)  # the same runs, αS₀
+    w = bootstrap_weights(cfg.n_draws, cfg.n_boot)
     eps_eff = 2 * cfg.eps / (1 + cfg.alpha ** 2)
-    return {"steps": steps, "ratio_train": b["train_loss"] / a["train_loss"],
-            "ratio_test": b["test_loss"] / a["test_loss"], "factor": (1 + cfg.alpha ** 2) / 2,
-            "sim_scaled": first_steps(scaled, cfg.eps, ERF2, cfg.t_max),
-            "theory_eff": theory.grok_times(cfg.lam, eps_eff, ERF2, cfg.eta),
-            "theory_unscaled": theory.grok_times(cfg.lam, cfg.eps, ERF2, cfg.eta), "alpha": cfg.alpha,
-            "eps_eff": eps_eff}
+    a, b = (tuple(x.astype(np.float32) for x in arm.losses(steps)) for arm in (base, scaled))  # float32: see above
+    return {"steps": steps, "base": {"train": a[0], "test": a[1]}, "scaled": {"train": b[0], "test": b[1]},
+            "factor": (1 + cfg.alpha ** 2) / 2, "alpha": cfg.alpha, "eps": cfg.eps, "eps_eff": eps_eff,
+            "cross_base": mean_loss_crossings(base, cfg.eps, ERF2, cfg.grid, w),
+            "cross_scaled": mean_loss_crossings(scaled, cfg.eps, ERF2, cfg.grid, w),
+            "theory": theory.grok_times(cfg.lam, cfg.eps, ERF2, cfg.eta),
+            "theory_eff": theory.grok_times(cfg.lam, eps_eff, ERF2, cfg.eta)}
 
 
 def theory_checks(eta: float = 0.01, eps: float = 1e-3, thr: float = 0.95) -> dict:
@@ -152,8 +209,11 @@ def theory_checks(eta: float = 0.01, eps: float = 1e-3, thr: float = 0.95) -> di
 
 def eq11_ratios(lams=(0.5, 0.9), epss=(1e-2, 1e-3, 1e-4, 1e-6, 1e-9, 1e-12), eta: float = 0.01) -> dict:
     """Chapter table "Eq. 11 is the ε → 0 limit": Eq. 11 / exact Δt for several λ and ε (theory; fast)."""
-    return {lam: np.array([theory.dt_eq11(lam, eta) / theory.grok_times(lam, e, ERF2, eta)[2] for e in epss])
-            for lam in lams} | {"eps": np.array(epss)}
+    out = {lam: np.array([theory.dt_eq11(lam, eta) / theory.grok_times(lam, e, ERF2, eta)[2] for e in epss])
+           for lam in lams}
+    # App. B's Eq. 25, Eq. 11 with its first finite-ε correction, at the paper's ε
+    eq25 = {lam: theory.dt_eq25(lam, 1e-3, eta) / theory.grok_times(lam, 1e-3, ERF2, eta)[2] for lam in lams}
+    return out | {"eps": np.array(epss), "eq25": eq25}
 
 
 @experiment
