@@ -87,7 +87,8 @@ class ExpectedLossesConfig:
     eta: float = 0.01  # GD learning rate η₀
     eps: tuple = unstated((1e-3, 1e-4))  # Fig. 1's two ε (the first is the paper's text)
     lams: tuple = unstated((0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.5))  # Fig. 1's curves and Δt markers
-    n_draws: tuple = unstated((400, 400, 400, 400, 400, 1600, 1600, 400))  # spectra per λ of lams
+    n_draws: tuple = unstated((200, 200, 200, 200, 200, 1600, 1600, 200))  # spectra per λ of lams (away from the
+    # MP edge the expected loss of 50 spectra is already known to ±1%)
     sweep_d_ins: tuple = unstated((250, 4000))  # d_in of the finite-size sweep, beside d_in (ours)
     sweep_lams: tuple = unstated((0.9,))  # λ of that sweep (Fig. 1's λ nearest the MP edge)
     sweep_draws: tuple = unstated((1600, 200))  # spectra per d_in of sweep_d_ins

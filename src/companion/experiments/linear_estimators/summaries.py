@@ -239,7 +239,8 @@ def expected(res: dict) -> ExpectedSummary:
     per_resample = np.max([np.abs(res["lams"][lam]["cross"][e]["dt"] / res["lams"][lam]["theory_t"][e][2] - 1)
                            for lam in low for e in eps], axis=0)  # (1 + B,)
     sweep = {}
-    for lam, by_d in res["sweep"].items():
+    joined = {lam: by | {res["d_in"]: res["lams"][lam]["sim"]} for lam, by in res["sweep"].items()}  # with d_in
+    for lam, by_d in joined.items():
         thy = _window(res["lams"][lam]["theory"]["test"], floor)
         sweep[lam] = {}
         for d_in, c in sorted(by_d.items()):
@@ -281,7 +282,7 @@ def expected(res: dict) -> ExpectedSummary:
         loss_dev=dev, loss_dev_interval=dev_int, worst=worst_at, dt_ratio=ratio, dt_interval=interval,
         dt_worst=dt_worst, low_lams=low, low_dev=float(per_resample[0]),
         low_dev_interval=tuple(float(x) for x in np.quantile(per_resample[1:], [0.025, 0.975])),
-        sweep=sweep, sweep_draws={lam: {d: len(c["test"]) for d, c in by.items()} for lam, by in res["sweep"].items()},
+        sweep=sweep, sweep_draws={lam: {d: len(c["test"]) for d, c in by.items()} for lam, by in joined.items()},
         wd_lam=res["wd_lam"], wd_t=res["wd_t"], gammas=list(res["gammas"]), wd_ratio=wd_ratio, wd_dev=wd_dev,
         wd_dev_interval=wd_int)
 

@@ -107,7 +107,7 @@ def expected_losses(cfg: ExpectedLossesConfig, device: str = "cpu") -> dict:
                     "cross": {e: mean_loss_crossings(runs, e, ERF2, cfg.grid, w) for e in cfg.eps},
                     "theory_t": {e: theory.grok_times(lam, e, ERF2, cfg.eta) for e in cfg.eps}}
         if lam in cfg.sweep_lams:
-            sweep[lam] = {cfg.d_in: out[lam]["sim"]}
+            sweep[lam] = {}  # and d_in itself: out[lam]["sim"] (the summary joins them)
         if lam == cfg.wd_lam:
             wd[cfg.d_in] = {g: runs.retune(gamma=g).losses([cfg.wd_t]) for g in cfg.gammas}
         if lam == cfg.marker_lam:  # Fig. 3's markers: Δt of the mean loss per weight decay
@@ -115,7 +115,8 @@ def expected_losses(cfg: ExpectedLossesConfig, device: str = "cpu") -> dict:
                            "theory": theory.grok_times(lam, cfg.eps[0], 0.95, cfg.eta, gamma=g)}
                        for g in cfg.marker_gammas}
         if lam == cfg.dout_lam:  # Fig. 2's d_out > 1: the same spectra (the expected moments do not depend on d_out)
-            douts = {o: {"sim": dict(zip(("train", "test"), dataclasses.replace(runs, dout=o).losses(dsteps))),
+            douts = {o: {"sim": dict(zip(("train", "test"), (x.astype(np.float32) for x in
+                                                             dataclasses.replace(runs, dout=o).losses(dsteps)))),
                          "theory": dict(zip(("train", "test"),
                                             theory.losses(np.maximum(dsteps, 1e-3), lam, cfg.eta, dout=o)))}
                      for o in cfg.douts}
