@@ -270,7 +270,8 @@ FIG4_CPU = replace(
     n_evals=800,
     n_seeds=3,
 )
-FIG6_CPU = replace(FIG6, n_gen=2000, n_seeds=20)  # 20 draws: the floors scatter 13% per draw, and their mean is decided against ±15%
+# 20 draws: each floor scatters 13% per draw, and their mean is decided against ±15%
+FIG6_CPU = replace(FIG6, n_gen=2000, n_seeds=20)
 FIG7_CPU = replace(FIG7, n_grid=16)
 # p = 48, d_h = 400 takes ~5 min per α on one core; α = 0.5 does not grok at p = 32 within 2500 steps
 # p = 24, d_h = 100: α = 0.5 does not grok within 1500 steps, α ≥ 0.6 by about 600
