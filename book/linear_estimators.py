@@ -51,7 +51,7 @@ from companion.claims import (
     within,
 )
 from companion.experiments import linear_estimators as ex
-from companion.experiments.linear_estimators import summaries, summaries_late
+from companion.experiments.linear_estimators import summaries, summaries_draws, summaries_late
 from companion.figures import linear_estimators as figures
 
 ctx = profiles.setup(profile, device, seed)
@@ -140,11 +140,11 @@ figures.fig1_table(m1)
 
 # %%
 r1s = ex.fig1_seeds(ex.config("fig1_seeds", profile, seed), ctx.device)
-m1s = summaries.fig1_seeds(r1s)
+m1s = summaries_draws.fig1_seeds(r1s)
 
 # %%
 rE = ex.expected_losses(ex.config("expected_losses", profile, seed), ctx.device)
-mE = summaries.expected(rE)
+mE = summaries_draws.expected(rE)
 
 # %% tags=["remove-input"]
 figures.fig1_agreement_table(mE, m1s)
@@ -163,58 +163,45 @@ figures.fig1_dt_table(mE, m1)
 figures.finite_size_table(mE)
 
 # %% tags=["remove-input"]
-_sw = mE.sweep[0.9]
-_d = sorted(_sw)
-Markdown(f"At λ = 0.9 the expected generalisation loss sits {_sw[mE.d_in][3]:+.0%} from Eq. 8 at "
-         f"t = {_sw[mE.d_in][2]:.3g} for $d_{{\\rm in}}$ = {mE.d_in}; the same gap is "
-         + ", ".join(f"{_sw[d][3]:+.0%} at $d_{{\\rm in}}$ = {d}" for d in _d if d != mE.d_in)
-         + f" (largest gaps {', '.join(f'{_sw[d][0]:.3f}' for d in _d)} decades for $d_{{\\rm in}}$ = "
-         f"{', '.join(map(str, _d))}). The grokking times, read where the loss crosses ε/4, sit earlier on the "
-         f"curve, where the gap is a few per cent: Δt of the expected loss is within "
-         f"{max(abs(mE.dt_worst[lam][0] - 1) for lam in mE.lams if lam < 1):.1%} of the exact theory at every λ < 1.")
+figures.finite_size_paragraph(mE, 0.9)
 
 # %%
 FIG1_QUOTE = ("In Fig. 1 we show that these analytical predictions are in excellent agreement with numerical "
               "experiments, with no fitting parameters, in both regimes (§3.1.1)")
 ACC_BASIS = ("0.05: five points of accuracy. Eq. 9 is tested on each draw's own loss (Eq. 8 by fig1_loss_*), so "
              "the mean over draws of the gap carries only the sampling error of finite train and test sets")
-
-
-def expected_loss_note(lam):
-    return (f"the expected loss at d_in = {mE.d_in}: the mean of {mE.n[lam]} training spectra, each averaged "
-            f"exactly over teacher and student (Eq. 8 is an average over draws); single draws are in the table above")
-
-
-for lam in (0.1, 0.9, 1.5):
-    claims.claim(f"fig1_loss_lam{lam:g}", ref="Fig. 1",
-                 quantity=f"max over t of |log₁₀(expected L / Eq. 8)|, train and test, λ = {lam:g}",
-                 measured=mE.loss_dev[lam], interval=mE.loss_dev_interval[lam], expected=at_most(0.05),
-                 quote=FIG1_QUOTE, basis=LOSS_BASIS, one_value=expected_loss_note(lam), no_control=AGREEMENT,
-                 known_deviation=None if lam != 0.9 or profile == "smoke" else (
-                     f"a finite-size gap: at d_in = {mE.d_in} the expected generalisation loss sits "
-                     f"{mE.worst[lam][2]:+.0%} from Eq. 8 at t = {mE.worst[lam][0]:.3g}; the same gap is "
-                     + ", ".join(f"{_sw[d][3]:+.0%} at d_in = {d}" for d in _d if d != mE.d_in)
-                     + " (table above): it shrinks as d_in grows, as the MP law's edge is approached"))
-    claims.claim(f"fig1_acc_lam{lam:g}", ref="Fig. 1 / Eq. 9",
-                 quantity=f"max over t, train and test, both ε of |mean over draws of A_sim − Eq. 9(L_sim)|, λ = {lam:g}",
-                 measured=m1s.acc_dev_mean[lam], interval=m1s.acc_dev_mean_interval[lam], expected=at_most(0.05),
-                 quote=FIG1_QUOTE, basis=ACC_BASIS, no_control=AGREEMENT,
-                 one_value=f"the mean over {len(m1s.acc_dev[lam])} draws of data, teacher and student of the gap "
-                           f"between each draw's accuracy and Eq. 9 of its own loss (single draws up to "
-                           f"{max(m1s.acc_dev[lam]):.3f})")
+LOSS = dict(ref="Fig. 1", expected=at_most(0.05), quote=FIG1_QUOTE, basis=LOSS_BASIS, no_control=AGREEMENT)
+claims.claim("fig1_loss_lam0.1", quantity="max over t of |log₁₀(expected L / Eq. 8)|, train and test, λ = 0.1",
+             measured=mE.loss_dev[0.1], interval=mE.loss_dev_interval[0.1], one_value=figures.expected_note(mE, 0.1),
+             **LOSS)
+claims.claim("fig1_loss_lam0.9", quantity="max over t of |log₁₀(expected L / Eq. 8)|, train and test, λ = 0.9",
+             measured=mE.loss_dev[0.9], interval=mE.loss_dev_interval[0.9], one_value=figures.expected_note(mE, 0.9),
+             known_deviation=None if profile == "smoke" else figures.finite_size_deviation(mE, 0.9), **LOSS)
+claims.claim("fig1_loss_lam1.5", quantity="max over t of |log₁₀(expected L / Eq. 8)|, train and test, λ = 1.5",
+             measured=mE.loss_dev[1.5], interval=mE.loss_dev_interval[1.5], one_value=figures.expected_note(mE, 1.5),
+             **LOSS)
+ACC = dict(ref="Fig. 1 / Eq. 9", expected=at_most(0.05), quote=FIG1_QUOTE, basis=ACC_BASIS, no_control=AGREEMENT)
+ACC_QUANTITY = "max over t, train and test, both ε of |mean over draws of A_sim − Eq. 9(L_sim)|"
+ACC_NOTE = ("the mean over the draws of data, teacher and student of the gap between each draw's accuracy and "
+            "Eq. 9 of its own loss (single draws in the table above)")
+claims.claim("fig1_acc_lam0.1", quantity=ACC_QUANTITY + ", λ = 0.1", measured=m1s.acc_dev_mean[0.1],
+             interval=m1s.acc_dev_mean_interval[0.1], one_value=ACC_NOTE, **ACC)
+claims.claim("fig1_acc_lam0.9", quantity=ACC_QUANTITY + ", λ = 0.9", measured=m1s.acc_dev_mean[0.9],
+             interval=m1s.acc_dev_mean_interval[0.9], one_value=ACC_NOTE, **ACC)
+claims.claim("fig1_acc_lam1.5", quantity=ACC_QUANTITY + ", λ = 1.5", measured=m1s.acc_dev_mean[1.5],
+             interval=m1s.acc_dev_mean_interval[1.5], one_value=ACC_NOTE, **ACC)
 DT_QUOTE = ("Eq. (11) indicates that the maximal grokking time difference occurs near λ ≃ 1 … These "
             "predictions are verified in Fig. 1(right) (§3.1.3); exact Δt here, Eq. 11 being its ε → 0 limit")
-DT_NOTE = ("the grokking time of the expected loss (through Eq. 9), like the exact theory's, which is that of "
-           "Eq. 8's loss; single draws scatter about it (table above)")
-claims.claim("fig1_dt_theory", ref="Fig. 1",
+DT = dict(ref="Fig. 1", quote=DT_QUOTE, basis=DT_BASIS, no_control=AGREEMENT,
+          one_value="the grokking time of the expected loss (through Eq. 9), like the exact theory's, which is that "
+                    "of Eq. 8's loss; single draws scatter about it (table above)")
+claims.claim("fig1_dt_theory",
              quantity=f"max over λ ≤ {summaries.LOW_LAM} and both ε of |Δt of the expected loss / exact Δt − 1|",
-             measured=mE.low_dev, interval=mE.low_dev_interval, expected=at_most(0.15), quote=DT_QUOTE,
-             basis=DT_BASIS, one_value=DT_NOTE, no_control=AGREEMENT)
-for lam in (0.9, 0.95):
-    claims.claim(f"fig1_dt_lam{lam:g}", ref="Fig. 1",
-                 quantity=f"Δt of the expected loss / exact Δt at λ = {lam:g} (the ε farther from 1)",
-                 measured=mE.dt_worst[lam][0], interval=mE.dt_worst[lam][1], expected=within(1.0, 0.15),
-                 quote=DT_QUOTE, basis=DT_BASIS, one_value=DT_NOTE, no_control=AGREEMENT)
+             measured=mE.low_dev, interval=mE.low_dev_interval, expected=at_most(0.15), **DT)
+claims.claim("fig1_dt_lam0.9", quantity="Δt of the expected loss / exact Δt at λ = 0.9 (the ε farther from 1)",
+             measured=mE.dt_worst[0.9][0], interval=mE.dt_worst[0.9][1], expected=within(1.0, 0.15), **DT)
+claims.claim("fig1_dt_lam0.95", quantity="Δt of the expected loss / exact Δt at λ = 0.95 (the ε farther from 1)",
+             measured=mE.dt_worst[0.95][0], interval=mE.dt_worst[0.95][1], expected=within(1.0, 0.15), **DT)
 claims.claim("fig1_dt_increasing", ref="Fig. 1", quantity="smallest ratio of neighbouring exact Δt on the λ markers",
              measured=m1.min_step_ratio, expected=at_least(1.15 / 0.85), kind="consistency",
              basis="steps of more than 1.15/0.85 = 1.35× between neighbouring λ: with every simulated Δt within 15% "
@@ -227,7 +214,7 @@ claims.claim("fig1_plateau", ref="Fig. 1 / Eq. 8", quantity=f"late L_gen at λ =
                    "sd per draw): 10% is finite-size scatter the d_in → ∞ theory cannot have; the median of the "
                    "draws decides, and its 95% interval must clear the bound",
              control=ControlRun("λ = 0.9", "N_tr > d_in: Σ_tr has no null space, so nothing holds the test loss up",
-                                per_seed=[float(v) for v in r1s["curves"][0.9][m1s.eps[0]]["sim"]["test_loss"][:, -1]]))
+                                per_seed=m1s.below_plateau_per_seed))
 
 # %% [markdown]
 # ### Eq. 11 is the ε → 0 limit
@@ -244,8 +231,8 @@ figures.eq11_table(q)
 
 # %% tags=["remove-input"]
 Markdown(f"At ε = 10⁻³ Eq. 11 is {q.ratio_at_paper_eps:.2f}× the exact Δt at λ = 0.5 "
-         f"({summaries.listing([r[list(q.eps).index(1e-3)] for r in q.ratios.values()], '.2f')} at λ = "
-         f"{summaries.listing(q.ratios, 'g')}); the paper's Eq. 25 is {q.eq25_ratio:.2f}× at λ = 0.5.")
+         f"({summaries.listing(q.at_paper_eps.values(), '.2f')} at λ = {summaries.listing(q.at_paper_eps, 'g')}); "
+         f"the paper's Eq. 25 is {q.eq25_ratio:.2f}× at λ = 0.5.")
 
 # %%
 EQ11_QUOTE = ("solving for the difference t*_gen − t*_tr, and expanding the result in the limit of ε ≪ 1, one "
@@ -348,29 +335,20 @@ r2m = ex.fig2_markers(ex.config("fig2_markers", profile, seed), ctx.device)
 m2m = summaries.fig2_markers(r2m)
 
 # %% tags=["remove-input"]
-Markdown(f"Simulated markers at λ = {m2m.lam} ({len(m2m.peak)} draws per $d_{{\\rm out}}$, the full simulation with "
-         f"fresh test sets): the median of Δt_sim/Δt_Eq.12 is "
-         + ", ".join(f"{m2m.median[d]:.3f} at {d}" for d in m2m.douts)
-         + f". Eq. 12's accuracy, P(d_out/2, d_out ε/2L), takes the error (1/d_out)‖Dᵀx‖² to be L·χ²/d_out, "
-         f"which needs DᵀD ∝ I — a sum over d_in directions of d_out-dimensional outer products, isotropic only "
-         f"when d_out ≪ d_in; the claim below therefore takes d_out ≤ d_in/10, and the larger d_out are reported "
-         f"here: the expected loss still follows Eq. 12 at d_out = 700 (fig2_losses_dout700), while Δt runs "
-         f"{m2m.median[m2m.douts[-1]] - 1:+.0%} long there. The simulated Δt rises from {m2m.dt_median[m2m.douts[0]]:.0f} steps at $d_{{\\rm out}}$ = "
-         f"{m2m.douts[0]} to a maximum inside the range and falls to {m2m.dt_median[m2m.douts[-1]]:.0f} at "
-         f"{m2m.douts[-1]} — the paper's maximum, on both sides. The control trains the same draws with "
-         f"η = η₀·$d_{{\\rm out}}$: its Δt falls monotonically ("
-         + ", ".join(f"{v:.0f} at {d}" for d, v in m2m.control_median.items()) + ").")
+figures.fig2_markers_text(m2m)
 
 # %%
 FIG2_QUOTE = ("Empirical results for training (dashed) and generalization (solid) losses, for d_out = 1, 50, 700 "
               "(blue, red, violet) against analytical solutions (black), for λ = 0.9 (Fig. 2)")
-for o in mE.dout_dev:
-    claims.claim(f"fig2_losses_dout{o}", ref="Fig. 2 / Eq. 12",
-                 quantity=f"max over t of |log₁₀(expected L / Eq. 12)|, train and test, d_out = {o} (λ = {mE.dout_lam:g}, "
-                          f"where Eq. 12 ≥ ε/40)", measured=mE.dout_dev[o], interval=mE.dout_dev_interval[o],
-                 expected=at_most(0.05), quote=FIG2_QUOTE, basis=LOSS_BASIS, no_control=AGREEMENT,
-                 one_value=f"the expected loss of {mE.n[mE.dout_lam]} spectra at d_out = {o}, as for Fig. 1 (Eq. 12 "
-                           f"averages over the MP law); single draws are in the figure")
+DOUT = dict(ref="Fig. 2 / Eq. 12", expected=at_most(0.05), quote=FIG2_QUOTE, basis=LOSS_BASIS, no_control=AGREEMENT,
+            one_value=f"the expected loss of {mE.n[mE.dout_lam]} spectra, as for Fig. 1 (Eq. 12 averages over the MP "
+                      f"law); single draws are in the figure")
+claims.claim("fig2_losses_dout50", quantity=f"max over t of |log₁₀(expected L / Eq. 12)|, train and test, d_out = 50 "
+             f"(λ = {mE.dout_lam:g}, where Eq. 12 ≥ ε/40)", measured=mE.dout_dev[50], interval=mE.dout_dev_interval[50],
+             **DOUT)
+claims.claim("fig2_losses_dout700", quantity=f"max over t of |log₁₀(expected L / Eq. 12)|, train and test, d_out = 700 "
+             f"(λ = {mE.dout_lam:g}, where Eq. 12 ≥ ε/40)", measured=mE.dout_dev[700],
+             interval=mE.dout_dev_interval[700], **DOUT)
 M2_QUOTE = ("The loss evolution follows the same functional form as Eq. (8), with the replacement η₀ → η₀/d_out, and "
             "a correction to Eq. (9) (§3.3.1)")
 claims.claim("fig2_markers", ref="Fig. 2 / Eq. 12",
@@ -433,16 +411,17 @@ FIG3_QUOTE = ("Empirical results for training (dashed) and generalization (solid
               "(blue, red, violet) against analytical solutions (black), for λ = 0.9 (Fig. 3)")
 FIG3_PLATEAU_BASIS = ("0.05 decades, as for Fig. 1's curves (the same figure style and the same 'against analytical "
                       "solutions')")
-for which in ("train", "test"):
-    claims.claim(f"fig3_plateaus_{which}", ref="Fig. 3 / Eq. 38",
-                 quantity=f"max over γ of |log₁₀(expected L_{'tr' if which == 'train' else 'gen'}(t = {mE.wd_t:.0e}) / "
-                          f"Eq. 38)| (λ = {mE.wd_lam:g})",
-                 measured=mE.wd_dev[mE.d_in][which], interval=mE.wd_dev_interval[mE.d_in][which], expected=at_most(0.05),
-                 quote=FIG3_QUOTE, basis=FIG3_PLATEAU_BASIS, no_control=AGREEMENT,
-                 one_value=f"Eq. 38 is an average over the MP law: the expected late loss of {mE.n[mE.wd_lam]} spectra "
-                           f"at d_in = {mE.d_in} is compared (single draws in the table above scatter, carried by "
-                           f"their few eigenvalues near the MP edge; the d_in sweep in Fig. 1's section shows the "
-                           f"remaining gap shrink with d_in)")
+PLATEAU = dict(ref="Fig. 3 / Eq. 38", expected=at_most(0.05), quote=FIG3_QUOTE, basis=FIG3_PLATEAU_BASIS,
+               no_control=AGREEMENT,
+               one_value=f"Eq. 38 is an average over the MP law: the expected late loss of {mE.n[mE.wd_lam]} spectra at "
+                         f"d_in = {mE.d_in} is compared (single draws in the table above scatter, carried by their few "
+                         f"eigenvalues near the MP edge; the d_in sweep in Fig. 1's section shows the gap shrink with d_in)")
+claims.claim("fig3_plateaus_train", quantity=f"max over γ of |log₁₀(expected L_tr(t = {mE.wd_t:.0e}) / Eq. 38)| "
+             f"(λ = {mE.wd_lam:g})", measured=mE.wd_dev[mE.d_in]["train"],
+             interval=mE.wd_dev_interval[mE.d_in]["train"], **PLATEAU)
+claims.claim("fig3_plateaus_test", quantity=f"max over γ of |log₁₀(expected L_gen(t = {mE.wd_t:.0e}) / Eq. 38)| "
+             f"(λ = {mE.wd_lam:g})", measured=mE.wd_dev[mE.d_in]["test"],
+             interval=mE.wd_dev_interval[mE.d_in]["test"], **PLATEAU)
 claims.claim("fig3_eq38_limit", ref="Eq. 38", quantity="max rel. error of Eq. 38 at t = 1e9 against γ²/(8(1−λ)), "
              "γ²/(8(1−λ)³) (γ ≤ 1e-4)", measured=m3.limit_rel_err, expected=at_most(0.02), kind="consistency",
              basis="the small-γ limit of Eq. 38 itself: they must agree to the order of γ")
@@ -715,7 +694,7 @@ claims.claim("fig8_exponent", ref="Fig. 8", quantity="exponent k of C(λ* − λ
              quote="there is some indication that the grokking time difference in modular addition depends on λ as "
                    "∼(λ − c)⁻², which is reminiscent of the linear model (App. G)",
              basis="k within 1.5–2.5: nearer the paper's 2 than 1 or 3; the interval decides",
-             one_value=f"one fit to the {int(sum(1 for row in m8.dt for v in row if v == v))} finite Δt of all draws "
+             one_value=f"one fit to the {m8.n_finite} finite Δt of all draws "
                        f"pooled (a per-draw fit has {len(m8.alpha)} points for 3 parameters)",
              no_control="a fitted parameter against the paper's value: its interval, not a control, decides")
 

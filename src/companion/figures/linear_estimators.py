@@ -14,6 +14,12 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
 
+from companion.figures.linear_estimators_text import (  # noqa: F401  (the chapter reads them as figures.*)
+    expected_note,
+    fig2_markers_text,
+    finite_size_deviation,
+    finite_size_paragraph,
+)
 from companion.plotting import paper_title, subplots, sweep_colors
 
 THREE = ("tab:blue", "tab:red", "darkviolet")

@@ -233,6 +233,11 @@ class Fig8Summary:
     exponent: float  # k of the free-exponent fit C(λ* − λ)^(−k) to every draw's Δt
     exponent_interval: tuple  # its 95% profile-likelihood interval
 
+    @property
+    def n_finite(self) -> int:
+        """Finite Δt over all draws and α (the points of the exponent's fit)."""
+        return int(np.isfinite(self.dt).sum())
+
 
 @np.errstate(invalid="ignore")
 def fig8(res: dict) -> Fig8Summary:
