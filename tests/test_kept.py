@@ -90,6 +90,45 @@ def test_a_page_of_kept_results_never_computes(results, monkeypatch):
         kept.partial({5: lambda: cube(Cfg(5))})
 
 
+@dataclass(frozen=True)
+class SeededInner:
+    seeds: tuple = (0, 1, 2)
+
+
+@dataclass(frozen=True)
+class Seeded:
+    n: int = 2
+    seeds: tuple = (0, 1, 2, 3, 4)
+    inner: SeededInner = SeededInner()
+
+
+@cache.experiment
+def seeded(cfg: Seeded, device: str = "cpu") -> dict:
+    calls.append(cfg)
+    return {"seeds": list(cfg.seeds)}
+
+
+def test_a_page_reads_the_longest_kept_prefix_of_seeds_and_says_so(results, monkeypatch):
+    # a result kept before the figure ran more seeds: its first seeds are the same runs
+    assert kept.first_seeds(Seeded(), 1) == Seeded(seeds=(0,), inner=SeededInner((0,)))
+    assert kept.first_seeds(Seeded(), 3) == Seeded(seeds=(0, 1, 2))
+    monkeypatch.setattr(kept, "KEEP_CHAPTER", "demo")
+    seeded(Seeded(seeds=(0,), inner=SeededInner((0,))))
+    seeded(Seeded(seeds=(0, 1, 2)))
+    seeded(Seeded(n=3, seeds=(1, 2)))  # other seeds, not a prefix: never read for seeds (0, …)
+    monkeypatch.setattr(kept, "KEEP_CHAPTER", None)
+    monkeypatch.setenv("COMPANION_KEPT_ONLY", "1")
+    cache.KEPT_LOADED.clear()
+    calls.clear()
+    assert seeded(Seeded())["seeds"] == [0, 1, 2]  # the longest kept prefix
+    assert seeded(Seeded(seeds=(0, 1)))["seeds"] == [0]
+    assert cache.KEPT_LOADED[-1]["fewer_seeds"] is True
+    assert kept.find_for_page(seeded.experiment_name, Seeded(seeds=(0, 1, 2)))[1] is False  # all its seeds
+    with pytest.raises(kept.NotKept):
+        seeded(Seeded(n=3))
+    assert calls == []
+
+
 def _nb(cells):
     nb = nbformat.v4.new_notebook()
     for i, (kind, src, outputs, tags) in enumerate(cells):

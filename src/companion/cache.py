@@ -244,11 +244,11 @@ def experiment(fn: Callable[..., Any]) -> Callable[..., Any]:
             PLAN.append((wrapper, config, device))
             return None
         if os.environ.get("COMPANION_KEPT_ONLY"):
-            found = kept.find(name, config)
+            found, fewer_seeds = kept.find_for_page(name, config)
             if found is None:
                 raise kept.NotKept(name, config)
             value, meta = kept.read(found)
-            KEPT_LOADED.append(meta)
+            KEPT_LOADED.append({**meta, "fewer_seeds": fewer_seeds})
             return value
         k = key(name, config, device)
         path = entry_path(name, k)

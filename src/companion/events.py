@@ -77,3 +77,21 @@ def ratio(late: Any, early: Any, floor: float = 1.0):
     if not (observed(late) and observed(early)):
         return NOT_OBSERVED
     return float(late) / max(float(early), floor)
+
+
+def fmt_value(x: Any) -> str:
+    """A measured value as the book prints it (a list or tuple as its items, comma-separated; 4 significant
+    figures, 3 in scientific notation outside [1e-3, 1e4); :data:`NOT_OBSERVED` as its name)."""
+    if isinstance(x, (list, tuple)):
+        return ", ".join(fmt_value(v) for v in x)
+    if isinstance(x, bool) or x is None:
+        return str(x)
+    if isinstance(x, int):
+        return str(x)
+    if isinstance(x, float):
+        if math.isinf(x):
+            return "∞" if x > 0 else "−∞"
+        if x != 0 and (abs(x) >= 1e4 or abs(x) < 1e-3):
+            return f"{x:.3g}"
+        return f"{x:.4g}"
+    return str(x)

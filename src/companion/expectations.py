@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from companion.events import NOT_OBSERVED, observed
+from companion.events import NOT_OBSERVED, fmt_value, observed
 
 
 @dataclass(frozen=True)
@@ -132,20 +132,7 @@ def _num(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
 
 
-def _fmt(x: Any) -> str:
-    if isinstance(x, (list, tuple)):
-        return ", ".join(_fmt(v) for v in x)
-    if isinstance(x, bool) or x is None:
-        return str(x)
-    if isinstance(x, int):
-        return str(x)
-    if isinstance(x, float):
-        if math.isinf(x):
-            return "∞" if x > 0 else "−∞"
-        if x != 0 and (abs(x) >= 1e4 or abs(x) < 1e-3):
-            return f"{x:.3g}"
-        return f"{x:.4g}"
-    return str(x)
+_fmt = fmt_value  # the one formatter of measured values (companion.events)
 
 
 def _plain(x: Any) -> Any:

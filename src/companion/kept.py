@@ -97,6 +97,52 @@ def find(name: str, config: Any) -> Path | None:
     return hits[0] if hits else None
 
 
+#: the fields that list a batched experiment's seeds (one run of every setting per seed)
+SEED_FIELDS = ("seeds", "init_seeds")
+
+
+def first_seeds(config: Any, k: int) -> Any:
+    """``config`` with every seed list (:data:`SEED_FIELDS`, nested configs too) cut to its first ``k`` seeds: the
+    configuration of a run of those seeds alone. A paper-scale result kept before a figure ran more seeds is
+    such a run (its first seed is the paper's run); a page of kept results shows it with the seeds it has
+    (:func:`find_for_page`)."""
+    import dataclasses
+
+    if not dataclasses.is_dataclass(config):
+        return config
+    change = {}
+    for f in dataclasses.fields(config):
+        v = getattr(config, f.name)
+        if f.name in SEED_FIELDS and isinstance(v, tuple) and len(v) > k:
+            change[f.name] = v[:k]
+        elif dataclasses.is_dataclass(v):
+            change[f.name] = first_seeds(v, k)
+    return dataclasses.replace(config, **change) if change else config
+
+
+def find_for_page(name: str, config: Any) -> tuple[Path | None, bool]:
+    """(the kept file a page of kept results reads for (name, config), whether it holds fewer seeds): the result
+    at every seed of ``config``, else at its longest kept prefix of seeds (:func:`first_seeds`), else (None, False)."""
+    found = find(name, config)
+    if found is not None:
+        return found, False
+    for k in range(_most_seeds(config) - 1, 0, -1):  # the longest prefix first
+        fewer = first_seeds(config, k)
+        found = find(name, fewer) if fewer != config else None
+        if found is not None:
+            return found, True
+    return None, False
+
+
+def _most_seeds(config: Any) -> int:
+    """The longest seed list in ``config`` (nested configs too)."""
+    import dataclasses
+
+    fields = dataclasses.fields(config) if dataclasses.is_dataclass(config) else ()
+    return max([len(v) if f.name in SEED_FIELDS and isinstance(v, tuple) else _most_seeds(v)
+                for f in fields for v in [getattr(config, f.name)]] + [0])
+
+
 # --------------------------------------------------------------------------- encoding
 def _encode(obj: Any, arrays: dict) -> Any:
     import torch

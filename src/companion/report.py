@@ -173,9 +173,10 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
         for ch in chapters:
             if ch in view_results:
                 mine = [r for r in paper_records if r.chapter == ch]
-                n_all, gone = scales.missing(ch)
+                n_all, gone, one, _ = scales.missing(ch)
                 wall, calls = scales.gpu_time(ch)
-                lines.append(f"| {{doc}}`{ch}` | {n_all - sum(gone.values())} of {n_all} | "
+                lines.append(f"| {{doc}}`{ch}` | {n_all - sum(gone.values())} of {n_all}"
+                             + (f" ({sum(one.values())} with fewer seeds)" if one else "") + " | "
                              f"{format_seconds(wall) if calls else '—'} | "
                              + " | ".join(str(sum(r.verdict == v for r in mine)) for v in order) + " |")
             else:

@@ -59,13 +59,16 @@ def gpu_time(chapter: str) -> tuple[float, int]:
     return sum(r.get("wall_s", 0.0) for r in mine), len(mine)
 
 
-def missing(chapter: str) -> tuple[int, Counter]:
-    """(number of the chapter's paper experiments, Counter of those without a kept result by name)."""
+def missing(chapter: str) -> tuple[int, Counter, Counter, set]:
+    """(number of the chapter's paper experiments, Counter by name of those without a kept result, Counter
+    by name of those whose page reads a kept result of fewer seeds, the kept files the page reads)."""
     from companion import kept, runs
 
     tasks = runs.plan(chapter, SCALE, "cpu")
-    gone = Counter(t.name for t in tasks if kept.find(t.experiment, t.config) is None)
-    return len(tasks), gone
+    found = [(t, *kept.find_for_page(t.experiment, t.config)) for t in tasks]
+    gone = Counter(t.name for t, f, _ in found if f is None)
+    one = Counter(t.name for t, f, first in found if f is not None and first)
+    return len(tasks), gone, one, {str(f) for _, f, _ in found if f is not None}
 
 
 def provenance_markdown(chapter: str) -> str:
@@ -77,18 +80,24 @@ def provenance_markdown(chapter: str) -> str:
     metas = [m for m in kept.index() if m.get("chapter") == chapter and m.get("profile") == SCALE]
     if not metas:
         return ""
+    n_all, gone, one, read = missing(chapter)
+    metas = [m for m in metas if m["path"] in read] or metas  # the ones this page reads
     devices = sorted({m["device"] for m in metas})
     torches = sorted({m["torch"] for m in metas})
     commits = sorted({m["commit"][:10] for m in metas})
     dates = sorted(m["date"][:10] for m in metas)
     wall, calls = gpu_time(chapter)
-    n_all, gone = missing(chapter)
     lines = [f"**Paper scale.** Below each output of this page computed here, the same cell's output at the "
-             f"paper's own settings (profile `paper`), read from {len(metas)} kept result(s) of this chapter: "
+             f"paper's own settings (profile `paper`), read from {len(read)} kept result(s) of this chapter: "
              f"computed on {', '.join(devices)} with torch {', '.join(torches)} at commit {', '.join(commits)}, "
              f"{dates[0]}{' to ' + dates[-1] if dates[-1] != dates[0] else ''}"
              + (f", in {calls} call(s) of `companion run --keep` taking {format_seconds(wall)} of wall time "
                 f"in all." if calls else ".")]
+    if one:
+        lines.append(f"{sum(one.values())} of them were computed before their figure ran more seeds, and hold its "
+                     f"first seed(s) only, the first being the paper's run "
+                     f"({', '.join(f'{k} ×{v}' for k, v in sorted(one.items()))}): their claims at the paper's scale "
+                     "are read on the seeds they have (the claims table gives the count).")
     if gone:
         lines.append(f"{sum(gone.values())} of this chapter's {n_all} paper-scale experiments have no kept "
                      f"result yet ({', '.join(f'{k} ×{v}' for k, v in sorted(gone.items()))}); where a cell "

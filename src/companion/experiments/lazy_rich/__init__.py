@@ -35,8 +35,8 @@ from companion.experiments.lazy_rich.closure import (
     fig3b_summary,
     fig3e_summary,
     quad_sweep,
+    sweep_values,
 )
-from companion.experiments.lazy_rich.deviations import known_deviation
 from companion.experiments.lazy_rich.eigen import (
     FIG5_PROFILES,
     FIG19_PROFILES,
@@ -48,7 +48,9 @@ from companion.experiments.lazy_rich.eigen import (
 )
 from companion.experiments.lazy_rich.fig1 import (
     FIG1_PROFILES,
+    FIG1_RICH_PROFILES,
     FIG1A_PROFILES,
+    RICH_ALPHA,
     fig1,
     fig1_alignment_tracking,
     fig1_summary,
@@ -58,7 +60,14 @@ from companion.experiments.lazy_rich.fig1 import (
     fig4_summary,
 )
 from companion.experiments.lazy_rich.kernels import alignment_numerator, kernel_sample_size, readout_kernel
-from companion.experiments.lazy_rich.measures import crossing, half_times, increasing, seed_values, tracks_until
+from companion.experiments.lazy_rich.measures import (
+    control_values,
+    crossing,
+    half_times,
+    increasing,
+    seed_values,
+    tracks_until,
+)
 from companion.experiments.lazy_rich.networks import (
     FIG2_PROFILES,
     FIG6A_PROFILES,
@@ -99,6 +108,7 @@ from companion.experiments.lazy_rich.sweeps import (
 from companion.experiments.lazy_rich.transformer import (
     FIG6B_PROFILES,
     FIG12_PROFILES,
+    FIG13C_NOWD_PROFILES,
     FIG13C_PROFILES,
     fig6b_summary,
     fig12_summary,
@@ -107,7 +117,8 @@ from companion.experiments.lazy_rich.transformer import (
     transformer_linearised,
 )
 
-__all__ = ["CONFIGS", "DELAYED", "SMALL_LAM", "RUNNERS", "QuadraticRun", "Sweep", "alignment_numerator", "config",
+__all__ = ["CONFIGS", "DELAYED", "RICH_ALPHA", "SMALL_LAM", "RUNNERS", "QuadraticRun", "Sweep", "alignment_numerator",
+           "config", "control_values",
            "crossing", "kernel_sample_size", "readout_kernel",
            "departures_table", "eq9_summary", "wd13_summary",
            "fig10_summary", "fig11_summary", "fig12_summary", "fig13a_summary", "fig13b_tracking", "fig13c_summary",
@@ -117,22 +128,25 @@ __all__ = ["CONFIGS", "DELAYED", "SMALL_LAM", "RUNNERS", "QuadraticRun", "Sweep"
            "fig4_summary",
            "fig5_summary", "fig6a_summary", "fig6b_summary", "fig7_summary", "fig8_summary", "fig9_summary",
            "half_times",
-           "increasing", "kernel_spectrum", "known_deviation", "run", "run_all", "scale_one_delay", "seed_values",
+           "increasing", "kernel_spectrum", "run", "sweep_values", "run_all", "scale_one_delay", "seed_values",
            "tracks_until"]
 
 # --------------------------------------------------------------------------- registry
-CONFIGS = {"fig1": FIG1_PROFILES, "fig1a": FIG1A_PROFILES, "fig2": FIG2_PROFILES, "fig3a": FIG3A_PROFILES,
+CONFIGS = {"fig1": FIG1_PROFILES, "fig1_rich": FIG1_RICH_PROFILES,
+           "fig1a": FIG1A_PROFILES, "fig2": FIG2_PROFILES, "fig3a": FIG3A_PROFILES,
            "fig3b": FIG3B_PROFILES, "fig3e": FIG3E_PROFILES, "fig5": FIG5_PROFILES, "fig6a": FIG6A_PROFILES,
            "fig6b": FIG6B_PROFILES, "fig7b": FIG7B_PROFILES, "fig7c": FIG7C_PROFILES, "fig8": FIG8_PROFILES,
            "fig9": FIG9_PROFILES, "fig10": FIG10_PROFILES, "fig11": FIG11_PROFILES, "fig12": FIG12_PROFILES,
-           "fig13a": FIG13A_PROFILES, "fig13b": FIG13B_PROFILES, "fig13c": FIG13C_PROFILES, "fig14": FIG14_PROFILES,
+           "fig13a": FIG13A_PROFILES, "fig13b": FIG13B_PROFILES, "fig13c": FIG13C_PROFILES,
+           "fig13c_nowd": FIG13C_NOWD_PROFILES, "fig14": FIG14_PROFILES,
            "fig15": FIG15_PROFILES, "fig17": FIG17_PROFILES, "fig19": FIG19_PROFILES, "eq9": EQ9_PROFILES,
            "wd13": WD13_PROFILES}
-RUNNERS = {"fig1": fig1, "fig1a": fig1a, "fig2": fig2, "fig3a": quad_sweep, "fig3b": quad_sweep,
+RUNNERS = {"fig1": fig1, "fig1_rich": fig1, "fig1a": fig1a, "fig2": fig2, "fig3a": quad_sweep, "fig3b": quad_sweep,
            "fig3e": quad_sweep, "fig5": fig5, "fig6a": fig6a, "fig6b": shared_transformer, "fig7b": quad_sweep,
            "fig7c": quad_sweep, "fig8": student_teacher, "fig9": quad_sweep, "fig10": quad_sweep,
            "fig11": direct, "fig12": shared_transformer, "fig13a": direct, "fig13b": fig13b,
-           "fig13c": transformer_linearised, "fig14": quad_sweep,
+           "fig13c": transformer_linearised,
+           "fig13c_nowd": transformer_linearised, "fig14": quad_sweep,
            "fig15": direct, "fig17": student_teacher, "fig19": fig19, "eq9": quad_sweep, "wd13": quad_sweep}
 
 

@@ -110,6 +110,7 @@ class EigenSpectrum:
     tail_final: list  # tail: final / initial test loss
     tail_train_final: list  # tail: final / initial train loss (the run has fitted its train set)
     alignment_decreasing: list  # initial alignment decreases with j
+    top_test_half: list  # top eigenvector: time its test loss halves (the control of "the tail never generalises")
 
 
 def _fig5(r: dict) -> EigenSpectrum:
@@ -117,7 +118,7 @@ def _fig5(r: dict) -> EigenSpectrum:
     end = r["test_loss"][:, -1] / r["test_loss"][:, 0]
     return EigenSpectrum(ratio(h[0][1], h[0][0]), r["js"][1], ratio(h[1][1], h[1][0]), r["js"][2], h[2][1],
                          float(end[2]), float(r["train_loss"][2, -1] / r["train_loss"][2, 0]),
-                         increasing(-np.asarray(r["cka0"])))
+                         increasing(-np.asarray(r["cka0"])), h[0][1])
 
 
 def fig5_summary(r: dict) -> EigenSpectrum:

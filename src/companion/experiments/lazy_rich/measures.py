@@ -48,6 +48,15 @@ def ratio(late, early):
     return float(late) / float(early)
 
 
+def train_at(step, train, t):
+    """``train`` / its start at time ``t`` (interpolated linearly in log(step), as :func:`crossing`): how low
+    the train loss is when another event happens (not observed if ``t`` is not)."""
+    if not observed(t):
+        return NOT_OBSERVED
+    step, train = np.asarray(step, float), np.asarray(train, float)
+    return float(np.interp(np.log(max(float(t), 1.0)), np.log(np.maximum(step, 1.0)), train) / train[0])
+
+
 def tracks_until(step, a, b, rel: float = 0.02) -> float:
     """Last logged step before ``|a − b|/|b|`` first exceeds ``rel``."""
     dev = np.abs(np.asarray(a) - np.asarray(b)) / np.abs(np.asarray(b))
@@ -95,3 +104,8 @@ def seed_values(values: list, why: str) -> dict:
     """The keywords of :meth:`companion.claims.Claims.claim` for one value per seed: ``per_seed``
     when there are several, else ``measured`` with ``one_value=why`` (a kept result of one seed)."""
     return {"per_seed": list(values)} if len(values) > 1 else {"measured": values[0], "one_value": why}
+
+
+def control_values(values: list) -> dict:
+    """The keywords of :class:`companion.claims.ControlRun` for one value per seed (``measured`` for one seed)."""
+    return {"per_seed": list(values)} if len(values) > 1 else {"measured": values[0]}

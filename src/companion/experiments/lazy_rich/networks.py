@@ -74,7 +74,8 @@ class ModularScales:
     t_test: list  # s = 1: epoch test acc first reaches 0.9
     delay_ratio: list  # s = 1: t_test / t_train
     norm_growth: list  # s = 1: final / initial ‖W1‖ + ‖W2‖
-    delay_increases_with_scale: list  # epoch of test acc ≥ 0.9 increases with s
+    ratios: list  # per scale: epoch test acc ≥ 0.9 / epoch train acc first perfect (t_te / t_tr)
+    delay_increases_with_scale: list  # t_te / t_tr increases with s
     loss_before_fit: list  # s = 1: min test MSE before train acc reaches 1 / initial (Fig. 16)
     loss_dip_over_acc: list  # s = 1: epoch test MSE first falls below the train MSE at perfect train acc / t_test
 
@@ -84,12 +85,13 @@ def _fig2(r: dict) -> ModularScales:
     e = r["epochs"]
     t_tr = first_crossing(e, r["train_acc"][i], 1.0)
     t_te = [first_crossing(e, r["test_acc"][k], 0.9) for k in range(len(r["scales"]))]
+    rs = [ratio(t_te[k], first_crossing(e, r["train_acc"][k], 1.0)) for k in range(len(r["scales"]))]
     before = np.nonzero(r["train_acc"][i] < 1.0)[0]
     fit = np.nonzero(r["train_acc"][i] >= 1.0)[0]
     dip = first_crossing(e, r["test_loss"][i], float(r["train_loss"][i][fit[0]]), below=True) if len(fit) \
         else NOT_OBSERVED
     return ModularScales(i, t_tr, t_te[i], ratio(t_te[i], t_tr), float(r["norm"][i, -1] / r["norm"][i, 0]),
-                         increasing(t_te), float(r["test_loss"][i][before].min() / r["test_loss"][i, 0]),
+                         rs, increasing(rs), float(r["test_loss"][i][before].min() / r["test_loss"][i, 0]),
                          ratio(dip, t_te[i]))
 
 
@@ -138,6 +140,7 @@ class ScaleSweep:
     scales: list
     final_acc_decreasing: list  # final test accuracy decreases with the scale
     ratios: list  # per scale: t_te(acc 0.5) / t_tr(acc 0.9) (not observed: not generalised in the run)
+    ratio_increasing: list  # t_te(acc 0.5) / t_tr(acc 0.9) increases with the scale (not observed if any is)
     smallest_ratio: list  # at the smallest scale
     liu_ratio: list  # at scale 1 (Liu et al.'s experiment)
     largest_ratio: list  # at the largest scale
@@ -148,7 +151,8 @@ def _fig8(r: dict) -> ScaleSweep:
     s = r["step"]
     rr = [ratio(rising_crossing(s, r["test_acc"][k, 0], 0.5), rising_crossing(s, r["train_acc"][k, 0], 0.9))
           for k in range(len(r["scales"]))]
-    return ScaleSweep(list(r["scales"]), increasing(-fin), rr, rr[0], rr[r["scales"].index(1.0)], rr[-1])
+    return ScaleSweep(list(r["scales"]), increasing(-fin), rr, increasing(rr), rr[0], rr[r["scales"].index(1.0)],
+                      rr[-1])
 
 
 def fig8_summary(r: dict) -> ScaleSweep:
@@ -173,6 +177,8 @@ class Thresholds:
     t_loose: list  # ... at the loosest threshold θ = 0.1
     tight_theta: float  # that tightest threshold
     threshold_ratio: list  # t_tight / t_loose
+    tight_delay: list  # at the tight threshold: step test acc ≥ 0.9 / step train acc ≥ 0.9 (the chapter's criterion)
+    loose_delay: list  # the same at θ = 0.1
     gap_first_tenth: list  # largest test / train loss over the first 10% of the steps (Fig. 18)
     gap_whole_run: list  # largest test / train loss over the whole run
 
@@ -187,8 +193,12 @@ def _fig17(r: dict, theta: float) -> Thresholds:
     s = np.asarray(r["step"])
     gap = r["test_loss"][0] / r["train_loss"][0]
     first = s <= 0.1 * s[-1]
+    def delay(t_test, th_):  # t_te / t_tr at one threshold (a first step of 0 counts as step 1)
+        t_train = rising_crossing(r["step"], r["train_acc"][0, th.index(th_)], 0.9)
+        return ratio(max(t_test, 1.0), max(t_train, 1.0)) if observed(t_test) and observed(t_train) else NOT_OBSERVED
+
     return Thresholds(t_tight, t_loose, theta, ratio(t_tight, max(t_loose, 1.0)) if observed(t_loose) else NOT_OBSERVED,
-                      float(gap[first].max()), float(gap.max()))
+                      delay(t_tight, theta), delay(t_loose, 0.1), float(gap[first].max()), float(gap.max()))
 
 
 def fig17_summary(r: dict) -> Thresholds:

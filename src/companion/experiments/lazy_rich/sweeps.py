@@ -30,6 +30,7 @@ class Laziness:
     joint_rel_spread: list  # α = 1/σ²: max / min relative change over σ
     joint_rel_dev: list  # α = 1/σ²: max / min relative change over σ, minus 1 (0: preserved exactly)
     joint_final_spread: list  # α = 1/σ²: max / min final / initial test loss over σ
+    sigma_final_spread: list  # the σ sweep at fixed α (Fig. 7b): max / min final / initial test loss over σ
     rel_decreasing: list  # relative change decreases with σ²α (α sweep)
 
 
@@ -45,8 +46,9 @@ def _fig7(r3a: dict, r7b: dict, r7c: dict) -> Laziness:
     rel_dev = max(abs(rel_final(r7b, k)[0] / rel[j] - 1) for k, j in pairs)
     joint = np.asarray([rel_final(r7c, k) for k in range(len(r7c["values"]))])
     spread = float(joint[:, 0].max() / joint[:, 0].min())
+    alone = np.asarray([rel_final(r7b, k)[1] for k in range(len(r7b["values"]))])
     return Laziness(float(rel_dev), spread, spread - 1.0, float(joint[:, 1].max() / joint[:, 1].min()),
-                    increasing(-rel))
+                    float(alone.max() / alone.min()), increasing(-rel))
 
 
 def fig7_summary(r3a: dict, r7b: dict, r7c: dict) -> Laziness:
@@ -67,6 +69,9 @@ class Goldilocks:
     mid_linear_rise_fall: list  # middle P: peak / final power in linear modes
     large_ratio: list  # largest P: t_te(½) / t_tr(½)
     large_best: list  # the largest P ends at the lowest test loss
+    large_test_half: list  # largest P: time the test loss halves (the control of "too little data never generalises")
+    large_final: list  # largest P: final / initial test loss
+    small_linear_rise_fall: list  # smallest P: peak / final power in linear modes
 
 
 def _fig9(r: dict) -> Goldilocks:
@@ -75,7 +80,8 @@ def _fig9(r: dict) -> Goldilocks:
     lin = r["linear"][len(r["values"]) // 2]
     return Goldilocks([v[0] for v in r["values"]], ht[0][1], float(end[0]), ratio(ht[1][1], ht[1][0]),
                       float(lin.max() / max(lin[-1], 1e-300)), ratio(ht[-1][1], ht[-1][0]),
-                      bool(end[-1] == end.min()))
+                      bool(end[-1] == end.min()), ht[-1][1], float(end[-1]),
+                      float(r["linear"][0].max() / max(r["linear"][0][-1], 1e-300)))
 
 
 def fig9_summary(r: dict) -> Goldilocks:

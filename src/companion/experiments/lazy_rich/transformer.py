@@ -173,6 +173,9 @@ FIG13C_PROFILES = {"paper": FIG13C,
                    "cpu": replace(FIG13C, p=31, d_model=64, train_frac=0.5, steps=2_000, seeds=(0, 1, 2),
                                   stop_when_decided=True),
                    "smoke": replace(FIG13C, p=13, d_model=32, train_frac=0.5, steps=100, n_log=30)}
+#: Fig. 13c's control: the same runs without weight decay, since App. 14 says the network leaves its linearisation
+#: quickly "due to weight decay"
+FIG13C_NOWD_PROFILES = {k: replace(v, wd=0.0) for k, v in FIG13C_PROFILES.items()}
 TRACK_REL = 0.05  # relative train-loss gap that counts as leaving the linearisation (as Fig. 13b's 5%)
 
 
