@@ -149,6 +149,23 @@ def test_seeds_on_both_sides_of_the_bound_need_five_seeds_at_strict_profiles(tmp
     assert dev.verdict == "undecided" and dev.ok  # a deviation in some seeds only is no deviation
 
 
+def test_a_claim_on_too_few_seeds_is_an_error_at_cpu_and_undecided_when_the_runs_chose_them(tmp_path):
+    """Fewer than 3 seeds: a code defect at cpu, unless the claim reads a subset of the seeds that the runs
+    decide (the seeds that generalise), or a paper-scale page reads a kept result of fewer seeds; both are
+    undecided, saying why, whichever side of the bound the values fall on."""
+    kw = dict(ref="Fig. 11", quantity="rise", expected=at_least(1.1), quote=QUOTE, basis=BASIS)
+    c = Claims("demo", "cpu", directory=tmp_path)
+    with pytest.raises(ValueError, match="at least 3"):
+        c.claim("few", per_seed=[1.5, 1.6], **kw)
+    sub = c.claim("sub", per_seed=[1.5, 1.6], subset="the seeds that generalise, 2 of 8", **kw)
+    assert sub.verdict == "undecided" and "the seeds that generalise, 2 of 8" in sub.undecided
+    assert c.claim("sub3", per_seed=[1.5, 1.6, 1.7], subset="the seeds that generalise, 3 of 8", **kw).verdict \
+        == "held"
+    paper = Claims("demo", "paper", directory=tmp_path)
+    one = paper.claim("one", per_seed=[0.9], **kw)
+    assert one.verdict == "undecided" and "kept result" in one.undecided
+
+
 def test_a_known_deviation_must_lie_outside_the_seeds_spread(tmp_path):
     """Every seed misses 'at least 1', but the nearest by 5% against a spread of ~33%: another seed set
     could meet it, so it is undecided; the same spread far below the bound is the known deviation."""

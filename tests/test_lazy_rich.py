@@ -626,3 +626,18 @@ def test_shared_transformer_runs_match_alone():
     for a, b in zip(alone["seed_runs"], union["seed_runs"], strict=True):
         for k in ("train_loss", "test_loss"):
             np.testing.assert_allclose(a[k], b[k], rtol=1e-5, atol=1e-6)
+
+
+def test_rank_trend_reads_only_observed_runs_and_needs_enough_of_them():
+    """A 3% wiggle between neighbours keeps ρ near 1 where strict monotonicity fails; a run that never
+    generalised is left out, never counted as an infinite delay; too few observed runs is not observed."""
+    from companion.events import NOT_OBSERVED
+    from companion.experiments.lazy_rich.measures import increasing, rank_trend
+
+    alphas = [1 / 32, 0.25, 0.5, 1, 2, 4, 8, 16]
+    wiggle = [2.86, 3.87, 3.75, 3.72, 4.06, 4.92, 6.64, 9.97]
+    assert increasing(wiggle) is False and rank_trend(alphas, wiggle, 5) > 0.9
+    lazy_end_missing = [3.89, 6.74, 8.1, 10.26, 14.36, 23.41, 52.49, NOT_OBSERVED]
+    assert increasing(lazy_end_missing) is NOT_OBSERVED and rank_trend(alphas, lazy_end_missing, 5) == 1.0
+    assert rank_trend(alphas, [1.0, 2.0] + [NOT_OBSERVED] * 6, 5) is NOT_OBSERVED
+    assert rank_trend(alphas, wiggle[::-1], 5) < -0.9

@@ -25,7 +25,8 @@ each number once, with keywords: ``ref`` (the paper item), ``quantity`` (what is
 (:data:`ALL_SEEDS`, :data:`MEDIAN`, :func:`seeds_at_least`). Each carries ``quote`` (the paper's
 words it tests) and ``basis`` (``"paper"`` when the number is the paper's, else a one-line
 argument for the bound — never where the measurements fell); at the cpu and paper profiles a
-claim without them is an error, and a per-seed claim needs at least 3 seeds — 5 when its seeds fall
+claim without them is an error, and a per-seed claim needs at least 3 seeds (at the paper profile a kept
+result of fewer seeds reads ``undecided``) — 5 when its seeds fall
 on both sides of the bound (with fewer it fails, saying so: ``undecided``); under :data:`MEDIAN` the
 median's 95% order-statistics interval must also clear the bound, or the claim is ``undecided``
 (:func:`~companion.expectations.undecided_reason`). An event that did
@@ -228,7 +229,8 @@ class Claims:
               per_seed: list | None = None, rule: Rule = ALL_SEEDS, quote: str | None = None,
               basis: str | None = None, kind: str = "paper", known_deviation: str | None = None,
               one_value: str | None = None, interval: tuple[float, float] | None = None,
-              control: ControlRun | list[ControlRun] | None = None, no_control: str | None = None) -> Claim:
+              control: ControlRun | list[ControlRun] | None = None, no_control: str | None = None,
+              subset: str | None = None) -> Claim:
         """Record a claim that can fail; see the module docstring. Give ``measured`` (one value:
         say why in ``one_value`` if it comes from a trained run) or ``per_seed`` (one per seed). A value
         computed from several draws (a mean over them) may carry its 95% ``interval`` over the draws
@@ -239,7 +241,8 @@ class Claims:
         several): a held claim whose control passes too is ``vacuous``, one whose control meets the bound
         in some seeds ``undecided`` (:func:`~companion.expectations.control_verdict`). A claim from a
         trained run with no control says in ``no_control`` why none applies; ``companion claims --weak``
-        lists those with neither."""
+        lists those with neither. ``subset`` says which seeds ``per_seed`` holds when the runs decide it (the
+        seeds that generalise): fewer than 3 then read ``undecided``, with that reason, instead of an error."""
         if kind not in KINDS:
             raise ValueError(f"unknown claim kind {kind!r}; valid kinds: {', '.join(KINDS)}")
         if (measured is None) == (per_seed is None):
@@ -248,7 +251,8 @@ class Claims:
             if not basis or (kind == "paper" and not quote):
                 raise ValueError(f"claim {id!r} at profile {self.profile}: a claim needs quote= (the paper's words) "
                                  f"and basis= ('paper', or the argument for its bound); a consistency check basis=")
-            if per_seed is not None and kind == "paper" and len(per_seed) < MIN_SEEDS:
+            if per_seed is not None and kind == "paper" and len(per_seed) < MIN_SEEDS and self.profile != "paper" \
+                    and subset is None:
                 raise ValueError(f"claim {id!r} at profile {self.profile}: {len(per_seed)} seed(s); a claim from "
                                  f"trained runs needs at least {MIN_SEEDS}")
         if per_seed is not None:
@@ -256,6 +260,10 @@ class Claims:
             holds, shown, k, margin = decide(expected, values, rule)
             extra = dict(per_seed=values, rule=str(rule), seeds_held=k)
             why = undecided_reason(expected, values, rule, k)
+            if kind == "paper" and len(values) < MIN_SEEDS:  # a subset of the seeds, or a kept result of fewer
+                why = (f"{len(values)} seed(s): {subset}; a verdict needs at least {MIN_SEEDS}" if subset else
+                       f"{len(values)} seed(s) at this scale (a kept result computed before the figure ran more "
+                       f"seeds); a verdict needs at least {MIN_SEEDS}")
             if why is None and known_deviation is not None and not holds:
                 why = deviation_within_spread(expected, values)
             if self.profile in STRICT_PROFILES and kind == "paper" and why:

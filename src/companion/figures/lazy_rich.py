@@ -53,7 +53,7 @@ def fig1(r, i=0):
     ax.plot(_x(s), r["theory_test"], ":", color="tab:purple", label="N→∞ closure (test)")
     ax.axhline(r["k0_test"][i], color="k", lw=0.8, label="K0 kernel regression")
     ax.set_xlabel("step (full-batch GD)"), ax.set_ylabel("MSE (dashed train, solid test)")
-    ax.legend(fontsize=7, loc="upper right", framealpha=0.9)
+    ax.legend(fontsize=7, loc="lower left", framealpha=0.9)
     paper_title(ax, "Fig. 1b", "grokking in loss")
     ax = axs[0, 1]
     ax.plot(_x(s), r["weight_norm"][i], "--", color="tab:orange", label="‖W‖_F")

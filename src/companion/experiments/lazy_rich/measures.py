@@ -72,6 +72,18 @@ def increasing(v, strict: bool = True):
     return all((b > a) if strict else (b >= a) for a, b in zip(v, v[1:]))
 
 
+def rank_trend(x, v, min_points: int):
+    """Spearman ρ between ``x`` and the observed values of ``v`` (a sweep's settings and, say, its delay ratios):
+    how monotone the trend is over the runs whose event happened, ignoring a small wiggle that strict
+    monotonicity (:func:`increasing`) would fail on; not observed when fewer than ``min_points`` are observed."""
+    from scipy.stats import spearmanr
+
+    keep = [(float(a), float(b)) for a, b in zip(x, v) if observed(b)]
+    if len(keep) < min_points:
+        return NOT_OBSERVED
+    return float(spearmanr(*zip(*keep)).statistic)
+
+
 def smallest_step_ratio(v):
     """min over neighbours of v[i+1]/v[i] (> 1: increasing, with its margin); not observed if any is."""
     if not all(observed(x) for x in v):

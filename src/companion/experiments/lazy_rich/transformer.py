@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from companion.cache import experiment
 from companion.experiments.lazy_rich.measures import (
     crossing,
@@ -121,11 +123,15 @@ class AlphaDelays:
     ratios: list  # t_te(0.1) / t_tr(0.1) per α
     increasing: object  # the ratio increases with α (not observed if a run did not generalise)
     smallest_alpha_ratio: object  # at the smallest α
+    smallest_alpha_final: object  # at the smallest α: the last logged test cross-entropy
+    smallest_alpha_min: object  # at the smallest α: the lowest logged test cross-entropy
 
 
 def _fig6b(r: dict) -> AlphaDelays:
     rr = delay_ratios(r)
-    return AlphaDelays([a for a, _ in r["runs"]], rr, increasing(rr), rr[0])
+    te = np.asarray(r["test_loss"][0], float)
+    te = te[np.isfinite(te)]
+    return AlphaDelays([a for a, _ in r["runs"]], rr, increasing(rr), rr[0], float(te[-1]), float(te.min()))
 
 
 def fig6b_summary(r: dict) -> AlphaDelays:
