@@ -980,6 +980,9 @@ pl.fig12(r12)
 
 # %%
 s12 = ex.fig12_summary(r12)
+display(Markdown(f"t_te(0.1) / t_tr(0.1) per seed: (a) {_fmt(s12.a)}; (b) {_fmt(s12.b)}; (c) {_fmt(s12.c)}. (c) is "
+                 "claimed against (b), the run whose delay the paper says weight decay removed; (a) is the delay it "
+                 "says (c) recovers."))
 WD = ("(a) Start with large grokking time delay with α = 0.5, wd = 1. (b) Increasing weight decay to wd = 5 (keep "
       "α = 0.5) makes grokking vanish ... (c) Then commensurately increasing laziness to α = 1.4 (keep wd = 5) "
       "recovers grokking (Fig. 12 caption)")

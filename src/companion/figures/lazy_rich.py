@@ -4,6 +4,7 @@ paper's Fig. N; the others are the panels they share."""
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 from companion.plotting import TEST, TRAIN, paper_title, subplots, sweep_colors
@@ -154,7 +155,9 @@ def fig2(r, i):
     ax.set_xlabel("epoch (paper lr units)"), ax.set_ylabel("MSE")
     paper_title(ax, "Fig. 2b", "loss")
     ax = axs[0, 2]
-    for k, c in zip(range(len(r["scales"])), sweep_colors(len(r["scales"]), "viridis")):  # no pale end on white
+    n = len(r["scales"])
+    cols = [plt.get_cmap("viridis")(0.8 * k / max(n - 1, 1)) for k in range(n)]  # stops short of the pale yellow end
+    for k, c in zip(range(n), cols):
         ax.plot(e, r["train_acc"][k], "--", color=c), ax.plot(e, r["test_acc"][k], color=c, label=f"s={r['scales'][k]}")
     ax.set_xlabel("epoch (paper lr units)"), ax.set_ylabel("accuracy"), ax.legend(fontsize=7)
     paper_title(ax, "Fig. 2c", "scale sweep")
