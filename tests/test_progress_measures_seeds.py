@@ -37,6 +37,33 @@ def test_onset_reads_the_mirror_untrained_pairs_and_is_not_observed_when_never_r
     assert ex.onset(_hist([0, 0.5, 0.6], acc_mirror_out=np.zeros(3))) is NOT_OBSERVED
 
 
+def test_fig5_claims_read_the_seeds_that_grok_and_the_prime_with_the_most_seeds(monkeypatch):
+    """A seed that never reaches the onset is a control, never a case; a kept page with fewer seeds at some primes
+    claims the prime that has the most; the control pool counts a run two figures share once and skips a figure
+    with no kept runs."""
+    from companion import kept
+    from companion.experiments import progress_measures as ex
+    from companion.experiments.progress_measures import sweeps
+
+    loss = np.array([1.0, 0.9, 0.8, 0.7])
+    groks, stalls = _hist([0, 0.5, 0.96, 0.99], train_loss=loss), _hist([0, 0.3, 0.4, 0.5], train_loss=loss)
+    assert ex.grokked([groks, stalls, groks]) == [groks, groks]
+    assert ex.most_seeded({47: [groks], 97: [groks, stalls, groks], 211: [stalls]}) == 97
+    other = _hist([0, 0.2, 0.1, 0.3], train_loss=loss / 2)
+
+    def not_kept(*a):
+        raise kept.NotKept("widths", None)
+
+    monkeypatch.setattr(sweeps, "primes_seeded", lambda cfg, device: {97: [groks, stalls], 47: [other]})
+    monkeypatch.setattr(sweeps, "widths_seeded", not_kept)
+    monkeypatch.setattr(sweeps, "structured_seeded",
+                        lambda cfg, device: {("random", 0.2): [dict(stalls), other], ("toeplitz", 0.2): [other]})
+    cfg = {"fig5": ex.config("fig5", "cpu"), "widths": ex.config("widths", "cpu"), "fig20": sweeps.replace(ex.config("fig20", "cpu"),
+                                                                          base=ex.Run(p=97))}
+    pool = ex.nongrokking_at(97, cfg, "cpu")
+    assert len(pool) == 2 and pool[0] is stalls and pool[1] is other  # the shared run once, the toeplitz arm never
+
+
 def test_downward_steps_ignore_the_trend():
     from companion.experiments import progress_measures as ex
 

@@ -172,7 +172,7 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
                   "|---|---|---|---|---|---|---|---|"]
         for ch in chapters:
             if ch in view_results:
-                mine = [r for r in paper_records if r.chapter == ch]
+                mine = [r for r in paper_records if r.chapter == ch and r.kind == "paper"]  # as the cpu table counts
                 n_all, gone, one, _ = scales.missing(ch)
                 wall, calls = scales.gpu_time(ch)
                 lines.append(f"| {{doc}}`{ch}` | {n_all - sum(gone.values())} of {n_all}"

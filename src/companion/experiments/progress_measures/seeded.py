@@ -368,3 +368,8 @@ def operations_seeds(ops: dict, cases: tuple) -> dict:
                     "best": [float(h["test_acc"].max()) for h in hs],
                     "untrained_best": [float(h[untrained_key(h)].max()) for h in hs]}
     return out
+
+
+def grokked(hists: list) -> list:
+    """The histories whose mirror-untrained test accuracy reaches the :func:`onset` (the runs that grok)."""
+    return [h for h in hists if observed(onset(h))]

@@ -185,3 +185,38 @@ def structured_seeded(cfg: Structured, device: str) -> dict:
     """Fig. 20 over seeds: (init, α) -> [history per seed]."""
     return seeded({(init, a): replace(cfg.base, init=init, train_frac=a) for a in cfg.fracs for init in INITS},
                   cfg.seeds, device)
+
+
+def nongrokking_at(p: int, cfg: dict, device: str) -> list:
+    """Fig. 5's control: every run of the chapter at modulus ``p`` — Fig. 5's seeds, the widths of Figs. 9–11, Fig.
+    20's random-init arm — whose mirror-untrained test accuracy never reaches the :func:`~.seeded.onset`: the same
+    task in a run that does not generalise in its budget. A run two figures share is counted once; on a page of
+    kept results a figure without kept runs adds none. ``cfg`` maps the chapter's config names to configs."""
+    from companion import kept
+    from companion.events import observed
+
+    from .seeded import onset
+
+    w, s = cfg["widths"], cfg["fig20"]
+    groups = [(lambda: primes_seeded(cfg["fig5"], device), lambda k: k == p),
+              (lambda: widths_seeded(w, device), lambda k: any(f == k[0] and q == p for f, q, _, _ in w.panels)),
+              (lambda: structured_seeded(s, device), lambda k: k[0] == "random" and s.base.p == p)]
+    out, seen = [], set()
+    for load, wanted in groups:
+        try:
+            runs = load()
+        except kept.NotKept:
+            continue
+        for key, hists in runs.items():
+            for h in hists if wanted(key) else ():
+                sig = (len(h["step"]), float(h["test_loss"][0]), float(h["test_loss"][-1]), float(h["train_loss"][-1]))
+                if sig not in seen and not observed(onset(h)):
+                    seen.add(sig)
+                    out.append(h)
+    return out
+
+
+def most_seeded(runs: dict):
+    """The key of ``runs`` (key -> [history per seed]) with the most seeds, the first of those tied: where a
+    figure's claims are read when a page of kept results has fewer seeds for some keys."""
+    return max(runs, key=lambda k: len(runs[k]))
