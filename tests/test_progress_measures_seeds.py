@@ -58,8 +58,8 @@ def test_fig5_claims_read_the_seeds_that_grok_and_the_prime_with_the_most_seeds(
     monkeypatch.setattr(sweeps, "widths_seeded", not_kept)
     monkeypatch.setattr(sweeps, "structured_seeded",
                         lambda cfg, device: {("random", 0.2): [dict(stalls), other], ("toeplitz", 0.2): [other]})
-    cfg = {"fig5": ex.config("fig5", "cpu"), "widths": ex.config("widths", "cpu"), "fig20": sweeps.replace(ex.config("fig20", "cpu"),
-                                                                          base=ex.Run(p=97))}
+    cfg = {"fig5": ex.config("fig5", "cpu"), "widths": ex.config("widths", "cpu"),
+           "fig20": sweeps.replace(ex.config("fig20", "cpu"), base=ex.Run(p=97))}
     pool = ex.nongrokking_at(97, cfg, "cpu")
     assert len(pool) == 2 and pool[0] is stalls and pool[1] is other  # the shared run once, the toeplitz arm never
 
