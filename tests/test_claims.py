@@ -166,6 +166,20 @@ def test_a_claim_on_too_few_seeds_is_an_error_at_cpu_and_undecided_when_the_runs
     assert one.verdict == "undecided" and "kept result" in one.undecided
 
 
+def test_a_finding_of_the_reproduction_is_decided_like_a_claim_and_counted_apart(tmp_path):
+    """A result the paper does not state (kind 'finding'): no quote needed, 3 seeds, decided and gating like a
+    claim of the paper, shown in a table of its own and not counted among the paper's claims."""
+    c = Claims("demo", "cpu", directory=tmp_path)
+    kw = dict(ref="Fig. 4", quantity="share explained", expected=at_least(0.8), basis="our explanation", kind="finding")
+    with pytest.raises(ValueError, match="at least 3"):
+        c.claim("few", per_seed=[0.9, 0.95], **kw)
+    f = c.claim("mirror", per_seed=[0.9, 0.95, 0.92], **kw)
+    assert f.verdict == "held" and c.summary()["held"] == 0
+    assert c.claim("miss", per_seed=[0.5, 0.6, 0.55], **kw).verdict == "failed"
+    table = markdown_table(c.records)
+    assert "Findings of this reproduction" in table and "`mirror`" in table
+
+
 def test_a_known_deviation_must_lie_outside_the_seeds_spread(tmp_path):
     """Every seed misses 'at least 1', but the nearest by 5% against a spread of ~33%: another seed set
     could meet it, so it is undecided; the same spread far below the bound is the known deviation."""

@@ -123,7 +123,10 @@ VERDICTS = ("held", "failed", "known-deviation", "undecided", "vacuous")
 HYPOTHESIS_VERDICTS = ("supported", "refuted", "undecided", "not applicable", "vacuous")
 #: claims of the paper, checks that hold by construction (counted apart), and hypotheses that test
 #: one paper's explanation in a setting (the synthesis chapter; counted apart, never failing a build)
-KINDS = ("paper", "consistency", "hypothesis")
+KINDS = ("paper", "finding", "consistency", "hypothesis")
+#: kinds decided from trained runs, with the seed rules and controls of the paper's claims: "finding" is a result
+#: of this reproduction that the paper does not state (often one against it), counted apart from the paper's claims
+MEASURED_KINDS = ("paper", "finding")
 #: profiles at which a claim must carry its quote and basis, and trained claims ≥ 3 seeds
 STRICT_PROFILES = ("cpu", "paper")
 
@@ -248,11 +251,11 @@ class Claims:
         if (measured is None) == (per_seed is None):
             raise ValueError(f"claim {id!r}: give exactly one of measured= and per_seed=")
         if self.profile in STRICT_PROFILES:
-            if not basis or (kind == "paper" and not quote):
+            if not basis or (kind == "paper" and not quote):  # a finding has no words of the paper to quote
                 raise ValueError(f"claim {id!r} at profile {self.profile}: a claim needs quote= (the paper's words) "
                                  f"and basis= ('paper', or the argument for its bound); a consistency check basis=")
-            if per_seed is not None and kind == "paper" and len(per_seed) < MIN_SEEDS and self.profile != "paper" \
-                    and subset is None:
+            if per_seed is not None and kind in MEASURED_KINDS and len(per_seed) < MIN_SEEDS \
+                    and self.profile != "paper" and subset is None:
                 raise ValueError(f"claim {id!r} at profile {self.profile}: {len(per_seed)} seed(s); a claim from "
                                  f"trained runs needs at least {MIN_SEEDS}")
         if per_seed is not None:
@@ -260,19 +263,19 @@ class Claims:
             holds, shown, k, margin = decide(expected, values, rule)
             extra = dict(per_seed=values, rule=str(rule), seeds_held=k)
             why = undecided_reason(expected, values, rule, k)
-            if kind == "paper" and len(values) < MIN_SEEDS:  # a subset of the seeds, or a kept result of fewer
+            if kind in MEASURED_KINDS and len(values) < MIN_SEEDS:  # a subset of the seeds, or a kept result of fewer
                 why = (f"{len(values)} seed(s): {subset}; a verdict needs at least {MIN_SEEDS}" if subset else
                        f"{len(values)} seed(s) at this scale (a kept result computed before the figure ran more "
                        f"seeds); a verdict needs at least {MIN_SEEDS}")
             if why is None and known_deviation is not None and not holds:
                 why = deviation_within_spread(expected, values)
-            if self.profile in STRICT_PROFILES and kind == "paper" and why:
+            if self.profile in STRICT_PROFILES and kind in MEASURED_KINDS and why:
                 extra["undecided"] = why  # the seeds cannot tell which side of the bound the effect is on
         else:
             shown = _plain(measured)
             holds, margin, extra = expected.holds(shown), expected.margin(shown), {}
             why = interval_reason(expected, shown, interval) if interval is not None else None
-            if self.profile in STRICT_PROFILES and (kind == "paper" or interval is not None) and why:
+            if self.profile in STRICT_PROFILES and (kind in MEASURED_KINDS or interval is not None) and why:
                 extra["undecided"] = why  # a check from draws (with its interval) is undecided like a claim
         decided = "undecided" if extra.get("undecided") else verdict(holds, known_deviation)
         if control is not None:

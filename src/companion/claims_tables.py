@@ -42,6 +42,7 @@ def markdown_table(records: list, with_chapter: bool = True) -> str:
     if not records:
         return "*No claims recorded.*"
     paper = [c for c in records if c.kind == "paper"]
+    findings = [c for c in records if c.kind == "finding"]
     checks = [c for c in records if c.kind == "consistency"]
     hypotheses = [c for c in records if c.kind == "hypothesis"]
 
@@ -60,7 +61,10 @@ def markdown_table(records: list, with_chapter: bool = True) -> str:
             rows.append("| " + " | ".join(_cell(x) for x in cells) + " |")
         return rows
 
-    out = table(paper) if paper else ([] if hypotheses else ["*No claims of the paper recorded.*"])
+    out = table(paper) if paper else ([] if hypotheses or findings else ["*No claims of the paper recorded.*"])
+    if findings:
+        out += ["", "**Findings of this reproduction** (not claims of the paper; decided by the same rules):", "",
+                *table(findings)]
     if hypotheses:
         from companion.hypotheses import hypothesis_table
 

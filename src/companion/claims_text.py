@@ -20,7 +20,7 @@ def weak(records: list[Claim], near: float = 0.05) -> list[tuple[Claim, list[str
     trained run with no control and no reason why none applies."""
     out = []
     for c in records:
-        if c.kind != "paper" or c.verdict != "held":
+        if c.kind not in ("paper", "finding") or c.verdict != "held":
             continue
         why = []
         if c.quote is None:
@@ -73,7 +73,7 @@ class Change:
         """A verdict change that would change whether a build passes, or what it publishes as decided:
         between two gating verdicts, or between a gating one and undecided or absent."""
         va, vb = self.verdicts
-        return self.kind == "paper" and self.flipped and (va in GATING or vb in GATING)
+        return self.kind in ("paper", "finding") and self.flipped and (va in GATING or vb in GATING)
 
     @property
     def moved(self) -> bool:

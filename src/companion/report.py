@@ -141,7 +141,8 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
                   "that was not computed at that scale yet.", ""]
     checks = [r for r in records if r.kind == "consistency"]
     hypotheses = [r for r in records if r.kind == "hypothesis"]
-    records = [r for r in records if r.kind == "paper"]  # the paper's claims; checks and hypotheses apart
+    findings = [r for r in records if r.kind == "finding"]
+    records = [r for r in records if r.kind == "paper"]  # the paper's claims; findings, checks and hypotheses apart
     order = ("held", "vacuous", "undecided", "known-deviation", "failed")
     total = {v: sum(r.verdict == v for r in records) for v in order}
     controlled = sum(r.verdict == "held" and bool(r.controls) for r in records)
@@ -163,6 +164,8 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
               "no evidence; undecided: the seeds fall on both sides of the bound, a deviation lies within their "
               "spread, or a control meets the bound in some seeds, so this budget cannot say which side the effect "
               "is on; neither fails the build)"
+              + (f"; besides them {len(findings)} finding(s) of this reproduction that the papers do not state "
+                 f"({', '.join(f'`{r.chapter}/{r.id}` {r.verdict}' for r in findings)})" if findings else "")
               + (f"; besides them {len(checks)} consistency checks (true by construction, so not evidence), "
                  f"{sum(c.verdict == 'failed' for c in checks)} failed" if checks else "")
               + (f"; and {len(hypotheses)} hypotheses (below)" if hypotheses else "") + ".", ""]
