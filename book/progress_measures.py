@@ -566,7 +566,7 @@ claims.claim("fig6_classes", ref="Fig. 6", quantity="14 641 images whose labels 
 
 # %%
 imgs = ex.image_seeded(cfg["fig7"], ex.IMAGE_SEEDS, ctx.device)
-figs.fig7_resnet(imgs[0])
+figs.fig7_resnet(imgs[0], cfg["fig7"])
 
 # %%
 img_x = ex.image_seeds(imgs)
@@ -664,7 +664,7 @@ claims.claim("fig8_attracts", ref="Fig. 8", kind="consistency",
 # %%
 widths = ex.widths_seeded(cfg["widths"], ctx.device)
 if widths:  # (a page of paper-scale results may hold none)
-    display(figs.width_curves(ex.first_seed(widths)))
+    display(figs.width_curves(ex.first_seed(widths), cfg["widths"].panels, cfg["widths"].base.train_frac))
 
 # %%
 if widths:

@@ -166,7 +166,7 @@ def measure_comparison(h: dict, win):
     fig, axes = subplots(1, 1, width=7.5, height=3.6)
     ax = axes[0, 0]
     keys = [("test_loss", "test loss", TEST), ("med", "MED", "k"), ("wnorm2", "weight norm² W(θ)", "#2ca02c"),
-            ("gini", "Fourier Gini of W_E", "#9467bd"), ("class_spread", "class spread (Thm 3.5)", "#d62728"),
+            ("gini", "Fourier Gini of W_E", "#9467bd"), ("class_spread", "class spread (Thm 3.5)", "#17becf"),
             ("restricted", "restricted loss", "#ff7f0e"),
             ("excluded", "excluded loss", "#8c564b")]
     for key, label, c in keys:
@@ -195,8 +195,8 @@ def fig6_dataset(tiles: np.ndarray, sides: tuple, samples: np.ndarray, sample_la
     return fig
 
 
-def fig7_resnet(h: dict):
-    """Fig. 7: running train accuracy and eval-mode test accuracy of the ResNet-18 per epoch."""
+def fig7_resnet(h: dict, cfg=None):
+    """Fig. 7: train (running) and eval-mode test accuracy per epoch; ``cfg`` (ImageRun) sizes the title."""
     fig, axes = subplots(1, 1, width=6)
     ax = axes[0, 0]
     ax.plot(h["epoch"], h["train_acc"], color=TRAIN, label="train (running, train mode)")
@@ -204,7 +204,8 @@ def fig7_resnet(h: dict):
     ax.axhline(h["chance"], color="grey", ls=":", lw=1, label="largest class")
     ax.set(xlabel="epoch", ylabel="accuracy", ylim=(-0.02, 1.02))
     ax.legend()
-    paper_title(ax, "Fig. 7", "ResNet-18 on the polygon sums (from scratch)")
+    what = "" if cfg is None else f" layout, width {cfg.width}, {cfg.size}² images, {cfg.epochs} epochs"
+    paper_title(ax, "Fig. 7", f"ResNet-18{what}, polygon sums (from scratch)")
     return fig
 
 
@@ -226,19 +227,22 @@ def fig8_ode(res: dict, n_show: int = 40):
     return fig
 
 
-def width_curves(runs: dict):
-    """Figs. 9–11: test accuracy per d_model, one panel per (figure, p, k)."""
-    panels = list(dict.fromkeys(k[0] for k in runs))
-    fig, axes = subplots(1, len(panels), width=4.4)
-    for ax, panel in zip(axes[0], panels):
+def width_curves(runs: dict, panels: tuple = (), alpha: float | None = None):
+    """Figs. 9–11: mirror-untrained test accuracy per d_model; ``panels`` (figure, p, k, widths) title each panel."""
+    names, where = list(dict.fromkeys(k[0] for k in runs)), {f: (p, k) for f, p, k, _ in panels}
+    fig, axes = subplots(1, len(names), width=4.4)
+    for ax, panel in zip(axes[0], names):
         keys = [k for k in runs if k[0] == panel]
         for c, key in zip(sweep_colors(len(keys)), keys):
             h = runs[key]
-            ax.plot(h["step"], h["test_acc"], color=c, label=f"d_model = {key[1]}")
+            ax.plot(h["step"], h["acc_mirror_out" if "acc_mirror_out" in h else "test_acc"], color=c,
+                    label=f"d_model = {key[1]}")
             ax.plot(h["step"], h["train_acc"], color=c, ls=":")
-        ax.set(xlabel="epoch", ylabel="accuracy (dotted: train)", ylim=(-0.02, 1.02))
+        ax.set(xlabel="epoch", ylabel="mirror-untrained test accuracy (dotted: train)", ylim=(-0.02, 1.02))
         ax.legend()
-        paper_title(ax, panel.split(" (")[0], panel)
+        p, k = where.get(panel, ("?", "?"))
+        ref, sub = panel.split(" (")[0], panel[len(panel.split(" (")[0]):].strip()  # "Fig. 9", "(right)"
+        paper_title(ax, ref, f"{sub + ': ' if sub else ''}p = {p}, k = {k}" + (f", α = {alpha:g}" if alpha else ""))
     return fig
 
 
