@@ -382,8 +382,10 @@ if min(map(len, comm.values())) >= min_seeds:
 
 # %%
 primes = ex.primes_seeded(cfg["fig5"], ctx.device)
-primes_1 = ex.first_seed(primes)
+primes_1, shown5 = ex.first_grokking(primes)  # at each prime the first seed that groks (else the first)
 fig5 = ex.primes_summary(primes_1)
+display(Markdown("Curves and the table below: at each prime the first seed that groks, else the first (seed index "
+                 f"per prime: {shown5})."))
 figs.fig5_primes(primes_1, fig5.windows)
 
 # %%

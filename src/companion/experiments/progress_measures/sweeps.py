@@ -146,6 +146,17 @@ def first_seed(runs: dict) -> dict:
     return {k: hs[0] for k, hs in runs.items()}
 
 
+def first_grokking(runs: dict) -> tuple[dict, dict]:
+    """(history, seed index) per key of a :func:`~.seeded.seeded` dict: the first seed whose run groks (reaches
+    the onset), else the first seed — what a figure draws, so that it shows grokking wherever a seed has it."""
+    from companion.events import observed
+
+    from .seeded import onset
+
+    idx = {k: next((i for i, h in enumerate(hs) if observed(onset(h))), 0) for k, hs in runs.items()}
+    return {k: runs[k][i] for k, i in idx.items()}, idx
+
+
 def depth_seeded(cfg: Depth, device: str) -> dict:
     """Fig. 2 over seeds: layers -> [history per seed]."""
     return seeded({L: replace(cfg.base, n_layers=L) for L in cfg.layers}, cfg.seeds, device)
