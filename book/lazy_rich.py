@@ -939,7 +939,6 @@ pl.fig11(r11)
 # %%
 s11 = ex.fig11_summary(r11)
 READ = "Grokking decomposition for an ordinary 2-layer MLP ... The same mechanism holds as posited (Fig. 11 caption)"
-NOT_GEN = ControlRun  # the seeds that do not generalise are each Fig. 11 claim's control
 NOT_GEN_WHY = "the seeds of the same cell whose test loss never halves: no late alignment, no grokking"
 GEN = f"the seeds whose test loss halves, {s11.n_generalised} of {len(s11.final)}"
 claims.claim("fig11_generalises", ref="Fig. 11", quantity="final / initial population test loss",
@@ -953,18 +952,18 @@ claims.claim("fig11_linear_rise_fall", ref="Fig. 11",
              quantity="seeds that generalise: peak / final power in linear modes",
              per_seed=s11.among("linear_peak_over_final"), subset=GEN, rule=MEDIAN, expected=at_least(10.0), quote=READ,
              basis="as Fig. 4: the linear power rises, then falls at least 10× below its peak",
-             control=NOT_GEN("seeds that do not generalise", NOT_GEN_WHY,
-                             per_seed=s11.among("linear_peak_over_final", False)))
+             control=ControlRun("seeds that do not generalise", NOT_GEN_WHY,
+                                per_seed=s11.among("linear_peak_over_final", False)))
 claims.claim("fig11_alignment_late", ref="Fig. 11",
              quantity="seeds that generalise: misalignment at the linear-power peak / initial",
              per_seed=s11.among("misalignment_at_peak"), subset=GEN, rule=MEDIAN, expected=at_least(0.9), quote=READ,
              basis="as Fig. 4: alignment improves only later (less than 10% gone at the peak)",
-             control=NOT_GEN("seeds that do not generalise", NOT_GEN_WHY,
-                             per_seed=s11.among("misalignment_at_peak", False)))
+             control=ControlRun("seeds that do not generalise", NOT_GEN_WHY,
+                                per_seed=s11.among("misalignment_at_peak", False)))
 claims.claim("fig11_test_rises", ref="Fig. 11", quantity="seeds that generalise: test loss at the peak / its earlier "
              "minimum", per_seed=s11.among("test_rise"), subset=GEN, rule=MEDIAN, expected=at_least(1.1), quote=READ,
              basis="as Fig. 4: a rise of 10% above noise",
-             control=NOT_GEN("seeds that do not generalise", NOT_GEN_WHY, per_seed=s11.among("test_rise", False)))
+             control=ControlRun("seeds that do not generalise", NOT_GEN_WHY, per_seed=s11.among("test_rise", False)))
 
 # %% [markdown]
 # ## Fig. 12 — weight decay versus laziness (transformer)

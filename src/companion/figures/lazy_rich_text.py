@@ -82,7 +82,8 @@ def fig3e_deviation(s3e) -> str:
             peaks.append(f"(α = {al[i]:g}, ε = {ep[j]:g}): {g[i, j]:.3g}")
         rows.append(_fmt([float(x) for x in g[-1]]))
     ep = s3e.epsilons[0]
-    return (f"on the delay ratio the largest cell is, per seed, {'; '.join(peaks)}; at the largest α the ratio over "
+    where = "; ".join(peaks) or "none (no cell's test loss halves)"
+    return (f"on the delay ratio the largest cell is, per seed, {where}; at the largest α the ratio over "
             f"ε = {_fmt(list(ep))} is {'; '.join(rows)} (per seed): the delay grows with α as the paper says, but "
             "grows with ε too — the better-aligned networks generalise later relative to their own fit (as in Fig. 3b)")
 
