@@ -188,6 +188,23 @@ def test_thm312_monte_carlo_matches_exact_expectation():
     assert exact <= th.union_bound(p, k, alpha)
 
 
+def test_thm310_same_class_distance_walks_the_anti_diagonal():
+    """For f = i + j the pairs of (i, j)'s class are (i + d, j − d) mod p, at torus distance
+    2·min(|d|, p − |d|): the nearest training one found by walking d, not by the pairwise search."""
+    p, rng = 13, np.random.default_rng(1)
+    grid = np.array([(i, j) for i in range(p) for j in range(p)])
+    train = rng.random(len(grid)) < 0.3
+    tr, te = grid[train], grid[~train]
+    trained = set(map(tuple, tr))
+    walk = [min((2 * min(d, p - d) for d in range(1, p) if ((i + d) % p, (j - d) % p) in trained), default=np.inf)
+            for i, j in te]
+    got = th.same_class_distance(p, tr, tr.sum(1) % p, te, te.sum(1) % p)
+    assert got.tolist() == walk
+    # off the torus a pair at the grid's edge is farther from a partner across the edge
+    plain = th.same_class_distance(p, tr, tr.sum(1) % p, te, te.sum(1) % p, torus=False)
+    assert (plain >= got).all() and (plain > got).any()
+
+
 def test_appC_lyapunov_rate_is_the_chain_rule():
     rng = np.random.default_rng(0)
     for s in rng.random((20, 3)) * 1.5:

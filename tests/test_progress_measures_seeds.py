@@ -48,12 +48,15 @@ def test_fig5_claims_read_the_seeds_that_grok_and_the_prime_with_the_most_seeds(
     loss = np.array([1.0, 0.9, 0.8, 0.7])
     groks, stalls = _hist([0, 0.5, 0.96, 0.99], train_loss=loss), _hist([0, 0.3, 0.4, 0.5], train_loss=loss)
     assert ex.grokked([groks, stalls, groks]) == [groks, groks]
+    assert ex.grokked([groks, stalls, groks], False) == [stalls]
     assert ex.most_seeded({47: [groks], 97: [groks, stalls, groks], 211: [stalls]}) == 97
     other = _hist([0, 0.2, 0.1, 0.3], train_loss=loss / 2)
 
     def not_kept(*a):
         raise kept.NotKept("widths", None)
 
+    nodecay = _hist([0, 0.01, 0.02, 0.01], train_loss=loss / 3)
+    monkeypatch.setattr(sweeps, "without_weight_decay", lambda base, seeds, device, p=None: [nodecay, groks])
     monkeypatch.setattr(sweeps, "primes_seeded", lambda cfg, device: {97: [groks, stalls], 47: [other]})
     monkeypatch.setattr(sweeps, "widths_seeded", not_kept)
     monkeypatch.setattr(sweeps, "structured_seeded",
@@ -61,7 +64,8 @@ def test_fig5_claims_read_the_seeds_that_grok_and_the_prime_with_the_most_seeds(
     cfg = {"fig5": ex.config("fig5", "cpu"), "widths": ex.config("widths", "cpu"),
            "fig20": sweeps.replace(ex.config("fig20", "cpu"), base=ex.Run(p=97))}
     pool = ex.nongrokking_at(97, cfg, "cpu")
-    assert len(pool) == 2 and pool[0] is stalls and pool[1] is other  # the shared run once, the toeplitz arm never
+    # the runs without weight decay that never grok first; the shared run once, the toeplitz arm never
+    assert len(pool) == 3 and pool[0] is nodecay and pool[1] is stalls and pool[2] is other
 
 
 def test_downward_steps_ignore_the_trend():
@@ -91,7 +95,7 @@ def test_plateau_gain_is_the_last_quarters_trend_not_its_endpoint_difference():
     """On a ramp the last quarter's trend gain is the ramp's rise over that quarter, with or
     without alternating ±0.04 evaluation noise; on a flat curve with that noise it is near zero,
     although single points 0.08 apart lie in the quarter."""
-    from companion.experiments.progress_measures.seeded import last_quarter_gain
+    from companion.experiments.progress_measures.holes import last_quarter_gain
 
     step = np.arange(0, 820, 20.0)
     noise = 0.04 * (-1.0) ** np.arange(len(step))
@@ -104,7 +108,7 @@ def test_plateau_criterion_discounts_the_trends_own_noise():
     """The trend's standard error against numpy's covariance of the fit; a steady climb stays
     'rising' (its error is tiny), while a flat curve with ±0.04 noise whose last points happen
     to be high is not: its gain is within twice its error."""
-    from companion.experiments.progress_measures.seeded import last_quarter_trend, rising_beyond_noise
+    from companion.experiments.progress_measures.holes import last_quarter_trend, rising_beyond_noise
 
     step = np.arange(0, 820, 20.0)
     rng = np.random.default_rng(0)
@@ -149,3 +153,47 @@ def test_a_ceiling_is_read_only_from_runs_that_levelled_off():
     assert "in 800 epochs 3 of 3 d_model 32 runs and 2 d_model 64 runs levelled off" in text
     note = sfigs.thm35_control_note(w, w["spread"][32], w["spread"][64]).data
     assert "d_model 32 no, no, yes, d_model 64 no, yes, yes" in note and "not observed, 0.7, not observed" in note
+
+
+def test_thm310_near_minus_far_is_read_at_the_best_epoch_and_at_memorisation():
+    """The best epoch is where mirror-untrained accuracy peaks (not the end); memorisation where train accuracy
+    first reaches 0.99; the bins of one hole run split its mirror-untrained test pairs without overlap."""
+    from dataclasses import replace
+
+    from companion.experiments import progress_measures as ex
+    from companion.experiments.progress_measures.runs import NEAR_BINS
+
+    h = {"step": np.array([0.0, 10, 20, 30]), "train_acc": np.array([0.1, 1.0, 1.0, 1.0]),
+         "acc_mirror_out": np.array([0.0, 0.05, 0.9, 0.4]), "acc_near_2": np.array([0.0, 0.1, 1.0, 0.5]),
+         "acc_near_4": np.array([0.0, 0.0, 0.8, 0.4]), "acc_near_6-8": np.array([0.0, 0.0, 0.5, 0.3]),
+         "acc_near_10+": np.array([0.0, 0.02, 0.1, 0.2])}
+    assert ex.near_profile(h) == {"2": 1.0, "4": 0.8, "6-8": 0.5, "10+": 0.1}
+    assert ex.near_profile(h, "fit")["2"] == 0.1 and ex.near_profile(h, "fit")["10+"] == 0.02
+    run = replace(ex.config("table1", "smoke").base, p=13, shape="square", hole=6)
+    data, _, _, extra = ex.setup_run(run, "cpu")
+    untrained = int((~ex.mirror_split(run, data)).sum())
+    assert sum(extra[f"n_near_{n}"] for n, _, _ in NEAR_BINS) == untrained  # every pair in one bin (even distances)
+
+
+def test_table1_claims_leave_out_a_seed_whose_largest_hole_still_climbs():
+    """A U-Acc read mid-climb is a lower bound: the fall from the smallest to the largest square keeps a seed whose
+    smallest square still rises (that only widens the fall) and drops one whose largest still rises."""
+    from companion.experiments import progress_measures as ex
+
+    step = np.arange(0, 410, 10.0)
+
+    def run(final, climbing):
+        acc = np.where(step < 300, final, final + (0.1 * (step - 300) / 100 if climbing else 0.0))
+        return {"step": step, "train_acc": np.r_[0.5, np.ones(len(step) - 1)], "test_acc": acc,
+                "acc_mirror_out": acc, "acc_hole": acc / 2, "acc_rest_out": np.ones(len(step)),
+                "mirror_in_share": 0.4, "hole_mirror_in_share": 0.0}
+
+    holes = {("square", 10): [run(0.8, True), run(0.8, False), run(0.8, False)],
+             ("square", 20): [run(0.2, False), run(0.2, True), run(0.2, False)]}
+    t = ex.holes_seeds(holes)
+    assert t["levelled"][("square", 10)] == [False, True, True]
+    assert t["levelled"][("square", 20)] == [True, False, True]
+    lo, hi, fall = t["falls"]["square"]
+    assert (lo, hi) == (10, 20) and fall == pytest.approx([0.9 - 0.2, 0.6])  # seed 1 (largest climbing) left out
+    assert len(t["hole_minus_rest"]) == 2 and t["hole_minus_rest_sym"] == [0.0, 0.0]
+    assert {(k, i) for k, i, _ in t["still_rising"]} == {(("square", 10), 0), (("square", 20), 1)}

@@ -8,6 +8,7 @@ take the summaries of :mod:`companion.experiments.progress_measures.summaries`.
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from companion.plotting import TEST, TRAIN, paper_title, subplots, sweep_colors
 
@@ -74,9 +75,11 @@ def metric_rows(hists: dict, ref: str, med_key: str = "med"):
         row[1].set(ylabel="accuracy", xlabel="epoch", ylim=(-0.02, 1.02))
         _curves(row[2], h, med_key, color="k")
         row[2].set(ylabel="MED" + (" (sum)" if med_key == "med_sum" else ""), xlabel="epoch")
-        paper_title(row[0], ref, f"{label}: loss")
-        row[1].set_title(f"{label}: accuracy")
-        row[2].set_title(f"{label}: MED")
+        paper_title(row[0], ref, f"{label} loss")
+        row[1].set_title(f"{label} accuracy")
+        row[2].set_title(f"{label} MED")
+        for ax in row:
+            ax.xaxis.set_major_locator(MaxNLocator(4))  # 30 000 epochs: five-digit ticks would touch
     return fig
 
 
@@ -97,19 +100,6 @@ def fig2_depth(runs: dict):
     axes[0, 0].legend()
     axes[0, 1].set(xlabel="epoch", ylabel="MED")
     paper_title(axes[0, 0], "Fig. 2", "more layers")
-    return fig
-
-
-def table1_curves(runs: dict):
-    """Table 1's runs: test accuracy against epoch for each hole, squares and strips."""
-    fig, axes = subplots(1, 2, width=4.4)
-    for ax, shape in zip(axes[0], ("square", "strip")):
-        keys = [k for k in runs if k[0] == shape]
-        for c, key in zip(sweep_colors(len(keys)), keys):
-            ax.plot(runs[key]["step"], runs[key]["test_acc"], color=c, label=f"{shape} {key[1]}")
-        ax.set(xlabel="epoch", ylabel="test accuracy", ylim=(-0.02, 1.02))
-        ax.legend()
-        paper_title(ax, "Table 1", f"{shape} holes")
     return fig
 
 
@@ -285,8 +275,8 @@ def coverage_plot(res: dict):
 
 
 def operation_curves(runs: dict, cases: tuple):
-    """Figs. 12–19: :func:`metric_rows` with each run labelled by its figure and function."""
-    ops = {c[0]: c[1] for c in cases}
+    """Figs. 12–19: :func:`metric_rows`, each run labelled by its figure, function and its own p, d_model, α."""
+    ops = {c[0]: f"{c[1]}\n(p = {c[4]}, d = {c[2]}, α = {c[3]})" for c in cases}
     return metric_rows({f"{fig}: {ops[fig]}": h for fig, h in runs.items()}, "Figs. 12–19")
 
 

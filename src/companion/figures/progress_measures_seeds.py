@@ -1,7 +1,8 @@
 """Tables and plots of the progress_measures chapter's per-seed results (Gu et al.): the
 commutativity split of every commutative run, MED against the baselines (W, Fourier Gini), Fig. 2's fluctuation,
-Table 1 over seeds, Fig. 20's onsets. Results in, Markdown table or Figure out; the numbers come
-from :mod:`companion.experiments.progress_measures.seeded`."""
+Table 1 over seeds and Thm 3.10's distance profile, Fig. 20's onsets, the chapter's closing paragraph. Results
+in, Markdown table or Figure out; the numbers come from :mod:`companion.experiments.progress_measures.seeded`
+and :mod:`~companion.experiments.progress_measures.holes`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 from IPython.display import Markdown
 
 from companion.events import first_crossing, observed
+from companion.plotting import paper_title, subplots, sweep_colors
 
 from .progress_measures import md_table
 
@@ -155,3 +157,105 @@ def thm35_control_note(w: dict, spread_lo: dict, spread_hi: dict) -> Markdown:
         f"`thm35_spread_shrinks` tests is {fmt(spread_lo['rho_acc'])} in the d_model {lo} runs too, generalising or "
         "not (test accuracy rises on mirrored pairs alone), so that claim cannot tell the two apart: the level of "
         "the spread carries the theorem's content, its correlation does not.")
+
+
+def thm310_near(t: dict):
+    """Thm 3.10: accuracy on the mirror-untrained test pairs against the torus Manhattan distance to the
+    nearest training pair of their class, per hole (mean over seeds, each seed a dot), at the epoch of the
+    run's best mirror-untrained accuracy (solid) and at memorisation (dashed: the same run before it
+    generalises)."""
+    fig, axes = subplots(1, 2, width=4.4)
+    for ax, shape in zip(axes[0], ("square", "strip")):
+        keys = [k for k in t["near"] if k[0] == shape]
+        for c, key in zip(sweep_colors(len(keys)), keys):
+            names = list(t["near"][key][0])
+            x = np.arange(len(names))
+            per_seed = np.array([[prof[n] for n in names] for prof in t["near"][key]])
+            fit = np.array([[prof[n] for n in names] for prof in t["near_fit"][key]])
+            ax.plot(x, np.nanmean(per_seed, 0), color=c, marker="o", label=f"{shape} {key[1]}: best epoch")
+            ax.plot(x, np.nanmean(fit, 0), color=c, ls="--", label=f"{shape} {key[1]}: memorisation")
+            for row in per_seed:
+                ax.plot(x, row, color=c, ls="none", marker=".", alpha=0.5)
+        ax.set_xticks(np.arange(len(names)), names)
+        ax.set(xlabel="distance to the nearest same-class training pair", ylabel="accuracy (mirror-untrained pairs)",
+               ylim=(-0.02, 1.02))
+        ax.legend(fontsize="x-small")
+        paper_title(ax, "Thm 3.10", f"{shape} holes")
+    return fig
+
+
+def thm310_table(t: dict):
+    """Thm 3.10 per hole: the number of mirror-untrained test pairs in each distance bin and their accuracy per
+    seed at the best epoch and at memorisation."""
+    rows = []
+    for key, profs in t["near"].items():
+        for name, n in t["near_counts"][key].items():
+            rows.append((f"{key[0]} {key[1]}", name, n, _seeds([p[name] for p in profs]),
+                         _seeds([p[name] for p in t["near_fit"][key]])))
+    return Markdown(md_table(["hole", "distance", "pairs (first seed)", "accuracy at the best epoch",
+                              "accuracy at memorisation"], rows))
+
+
+def filled_holes_note(filled: dict, level: float = 0.9) -> str:
+    """Thm 3.10 in words: per hole, the seeds whose mirror-untrained pairs at distance ≥ 10 from a same-class
+    training pair are answered at ``level`` or better (the hole filled in to its farthest pairs)."""
+    parts = [f"{k[0]} {k[1]}: {sum(a >= level for a in accs)} of {len(accs)} (accuracy {_seeds(accs)})"
+             for k, accs in filled.items()]
+    return ("Holes whose farthest pairs (distance ≥ 10) are answered at accuracy ≥ "
+            f"{level} — filled in although no training pair of their class lies within 9 — per hole: "
+            + "; ".join(parts) + ".")
+
+
+def chapter_summary(onsets: list | None, med_g: dict | None, med_c: dict | None, n_control: int,
+                    holes_x: dict | None, comm_x: dict | None) -> Markdown:
+    """The chapter's closing paragraph, formatted from its runs (a part whose runs are not on the page is left
+    out): how many Fig. 5 seeds grok; MED's window r in them against the runs that never grok and against W(θ);
+    Table 1's fall and Thm 3.10's near-minus-far on mirror-untrained pairs; the share of Fig. 4's correct answers
+    a trained mirror explains."""
+    parts = []
+    if onsets:
+        n = sum(map(observed, onsets))
+        parts.append(f"At this profile {n} of {len(onsets)} seeds of Fig. 5 grok (onsets {_seeds(onsets)}).")
+    if med_g:
+        ctl = (f"; the {n_control} run(s) at the same p that never grok give {_seeds(med_c['med_window'])}"
+               if med_c else "")
+        parts.append(f"In the seeds that grok MED's r with the test loss from memorisation to onset is "
+                     f"{_seeds(med_g['med_window'])}{ctl}; W(θ) gives {_seeds(med_g['wnorm2_window'])} and the Fourier "
+                     f"Gini's −r {_seeds(med_g['gini_window'])}, and over the whole run MED's r is "
+                     f"{_seeds(med_g['med_full'])}.")
+    if holes_x and "square" in holes_x["falls"]:
+        sq = holes_x["falls"]["square"]
+        parts.append(f"On the pairs symmetry cannot answer, U-Acc from square k = {sq[0]} to k = {sq[1]} changes by "
+                     f"{_seeds([-v for v in sq[2]])} per seed whose largest square has levelled off (the paper: "
+                     "−0.417 between the squares these scale).")
+    if holes_x and holes_x.get("near_minus_far"):
+        parts.append(f"Thm 3.10: the accuracy of those pairs at distance 2 from a same-class training pair minus at "
+                     f"≥ 10 is {_seeds(holes_x['near_minus_far'])} at the best epoch, "
+                     f"{_seeds(holes_x['near_minus_far_fit'])} at memorisation.")
+    if comm_x and comm_x.get("explained"):
+        parts.append(f"Fig. 4: a trained mirror explains {_seeds(comm_x['explained'])} of the correct test answers "
+                     "at the peak (smallest share over α).")
+    return Markdown(" ".join(parts) or "No run of the chapter is on this page.")
+
+
+def table1_curves(runs: dict):
+    """Table 1's runs: test accuracy against epoch for each hole, squares and strips."""
+    fig, axes = subplots(1, 2, width=4.4)
+    for ax, shape in zip(axes[0], ("square", "strip")):
+        keys = [k for k in runs if k[0] == shape]
+        for c, key in zip(sweep_colors(len(keys)), keys):
+            ax.plot(runs[key]["step"], runs[key]["test_acc"], color=c, label=f"{shape} {key[1]}")
+        ax.set(xlabel="epoch", ylabel="test accuracy", ylim=(-0.02, 1.02))
+        ax.legend()
+        paper_title(ax, "Table 1", f"{shape} holes")
+    return fig
+
+
+def still_rising_note(rising: list, bound: float) -> str:
+    """Table 1's plateau criterion in words: the hole runs whose last-quarter trend still gains more than ``bound``
+    beyond twice its standard error (hole, seed index, gain), or that every run has levelled off."""
+    if not rising:
+        return f"Every hole run has levelled off (last-quarter trend gain at most {bound} beyond its noise)."
+    runs = "; ".join(f"{k[0]} {k[1]}, seed {i}: {g:.3f}" for k, i, g in rising)
+    return (f"Still rising at the end (last-quarter trend gain beyond twice its standard error, above {bound}): "
+            f"{runs}. Their U-Acc is a lower bound; the claims leave those seeds out where it matters.")

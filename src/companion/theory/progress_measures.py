@@ -12,6 +12,10 @@ V = (x−1)² + (w−1)² + (u−1)²; V̇ = 2(3xwu − wu − xu − xw)(1 − 
 the factor 2. Within the unit cube xwu ≤ each pairwise product, so V̇ ≤ 0. The flow is
 integrated (:func:`ode_trajectories`), not trained: it is the one gradient flow of the chapter
 that does not go through :func:`companion.train.fit.fit`.
+
+Nearness (Thm 3.10). A test pair (i, j) can be answered r(i, j) only by "imitating" a training pair
+of its own class nearby: :func:`same_class_distance` is the Manhattan distance from each test pair
+to the nearest training pair with the same label, on the torus like the coverage count.
 """
 
 from __future__ import annotations
@@ -57,6 +61,24 @@ def covered(train: np.ndarray, k: int, torus: bool = True) -> np.ndarray:
                 src = train[max(0, -di):p - max(0, di), max(0, -dj):p - max(0, dj)]
                 sh[max(0, di):p - max(0, -di), max(0, dj):p - max(0, -dj)] = src
                 out |= sh
+    return out
+
+
+def same_class_distance(p: int, train_pairs: np.ndarray, train_labels: np.ndarray, test_pairs: np.ndarray,
+                        test_labels: np.ndarray, torus: bool = True) -> np.ndarray:
+    """Thm 3.10: per test pair, the Manhattan distance to the nearest training pair of the same class
+    (label), wrap-around mod p when ``torus``; ``np.inf`` where the class has no training pair."""
+    train_pairs, test_pairs = np.asarray(train_pairs)[:, :2], np.asarray(test_pairs)[:, :2]
+    train_labels, test_labels = np.asarray(train_labels), np.asarray(test_labels)
+    out = np.full(len(test_pairs), np.inf)
+    for c in np.unique(test_labels):
+        here, there = test_labels == c, train_labels == c
+        if not there.any():
+            continue
+        d = np.abs(test_pairs[here][:, None, :] - train_pairs[there][None, :, :])
+        if torus:
+            d = np.minimum(d, p - d)
+        out[here] = d.sum(-1).min(1)
     return out
 
 

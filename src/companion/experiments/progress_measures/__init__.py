@@ -10,6 +10,7 @@ ODE (App. C, Fig. 8). Every config's defaults are the paper's; the reduced profi
 Modules: :mod:`.runs` (one transformer run, cached, and batches of them; the commutativity
 split), :mod:`.sweeps` (the figure groups of the transformer part, over seeds), :mod:`.seeded`
 (the seeds of a run as one batch, onsets on mirror-untrained pairs, the per-seed claim values),
+:mod:`.holes` (Table 1's ceilings and Thm 3.10's distance profile per seed),
 :mod:`.images` (Figs. 6–7), :mod:`.theory` (Thm 3.12,
 Fig. 8), :mod:`.tables` (data-only items), :mod:`.summaries` (what the chapter reads off the
 runs), :mod:`.configs` (the profiles).
@@ -18,6 +19,7 @@ runs), :mod:`.configs` (the profiles).
 from __future__ import annotations
 
 from .configs import CONFIGS, PAPER_IMAGES, config, configs, departures_table
+from .holes import PLATEAU_GAIN, holes_seeds, near_profile
 from .images import ImageRun, dataset_overview, image_run, image_seeded, image_seeds, image_summary
 from .runs import (
     COMMUTATIVE,
@@ -32,13 +34,11 @@ from .runs import (
     setup_run,
 )
 from .seeded import (
-    PLATEAU_GAIN,
     class_consistency,
     commutativity_seeds,
     depth_seeds,
     downward_steps,
     grokked,
-    holes_seeds,
     levelled,
     med_end_over_fit,
     med_levels,
@@ -97,6 +97,7 @@ from .sweeps import (
     structured_seeded,
     width_runs,
     widths_seeded,
+    without_weight_decay,
 )
 from .tables import NOTATION, PAPER_TABLE1, benchmark_result, split_layouts
 from .theory import ODE, Coverage, coverage_run, ode_run
@@ -108,9 +109,12 @@ IMAGE_SEEDS = (0, 1, 2)
 def run_all(profile: str, device: str, seed: int = 0) -> None:
     """Every experiment of the chapter at ``profile`` (``companion run``)."""
     depth_seeded(config("fig2", profile, seed), device)
+    without_weight_decay(config("fig2", profile, seed).base, config("fig2", profile, seed).seeds, device)
     holes_seeded(config("table1", profile, seed), device)
     commutativity_seeded(config("fig4", profile, seed), device)
     primes_seeded(config("fig5", profile, seed), device)
+    for p in config("fig5", profile, seed).primes:  # Fig. 5's control at each prime
+        without_weight_decay(config("fig5", profile, seed).base, config("fig5", profile, seed).seeds, device, p)
     widths_seeded(config("widths", profile, seed), device)
     operations_seeded(config("ops", profile, seed), device)
     structured_seeded(config("fig20", profile, seed), device)
@@ -128,10 +132,10 @@ __all__ = [
     "commutativity_seeds", "commutativity_summary", "config", "configs", "coverage_run", "coverage_summary",
     "dataset_overview", "departures_table", "depth_runs", "depth_seeded", "depth_seeds", "depth_summary",
     "downward_steps", "eval_grid", "first_seed", "fluctuation", "full_r", "grok_step", "hole_runs", "holes_seeded",
-    "holes_seeds", "holes_summary", "image_run", "image_seeded", "image_seeds", "image_summary",
+    "holes_seeds", "holes_summary", "near_profile", "image_run", "image_seeded", "image_seeds", "image_summary",
     "layouts_train_size_ok", "med_levels", "med_tracking", "mirror_split", "modular_run", "modular_runs", "ode_run",
     "ode_summary", "onset", "onset_on", "operation_runs", "operations_seeded", "operations_seeds", "operations_summary",
-    "first_grokking", "grokked", "med_end_over_fit", "most_seeded", "nongrokking_at",
+    "first_grokking", "grokked", "med_end_over_fit", "most_seeded", "nongrokking_at", "without_weight_decay",
            "prime_runs", "primes_seeded", "primes_summary", "run_all", "seeded", "setup_run", "split_layouts",
     "structured_ratios", "structured_runs", "structured_seeded", "structured_summary", "tracking", "u_l_go",
     "levelled", "width_ceilings", "width_ratios", "width_runs", "widths_seeded", "widths_summary", "window",

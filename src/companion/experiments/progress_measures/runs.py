@@ -18,12 +18,16 @@ from companion.data.modular import OPERATIONS, SPLIT_SHAPES, hole_mask, modular_
 from companion.measures.embedding import fourier_gini, med, pair_class_spreads, restricted_excluded_loss, weight_norm_sq
 from companion.models.gu import INITS, EmbedMLP, gu_config, gu_transformer
 from companion.settings import one_of
+from companion.theory.progress_measures import same_class_distance
 from companion.train import TrainConfig, log_steps, train
 
 MODELS = ("transformer", "mlp")  # the one-layer transformer, or Fig. 4's 2-layer DNN
 #: the operations with f(i, j) = f(j, i): with a shared vocabulary a test pair whose mirror (j, i)
 #: was trained can be answered by memorised commutativity, so their test accuracy is split by that
 COMMUTATIVE = ("add", "mul", "x2+xy+y2", "x2+y2", "x3+y3", "x3+xy+y3")
+#: Thm 3.10's distance bins (name, lowest, highest): the torus Manhattan distance from a mirror-untrained test pair
+#: of a hole run to the nearest training pair of its class (even for f = i + j: the class is an anti-diagonal)
+NEAR_BINS = (("2", 2, 2), ("4", 4, 4), ("6-8", 6, 8), ("10+", 10, np.inf))
 
 # full-batch AdamW, lr 1e-3, weight decay 1, β = (0.9, 0.98), 10-step warm-up, 30 000 epochs
 # (the authors' code; the paper states only the epochs), float32 cross-entropy as their code
@@ -127,6 +131,15 @@ def setup_run(run: Run, device: str):
         extra["hole_share"] = float(held.float().mean())
         if mirror is not None:  # Table 1: how much of each hole a trained mirror can answer
             extra["hole_mirror_in_share"] = float(mirror[held].float().mean()) if held.any() else float("nan")
+            measures["acc_rest_out"] = _subset_acc(data.test_x, data.test_y, ~held & ~mirror, forward)
+        if mirror is not None and run.shape != "random":  # Thm 3.10: accuracy by distance to a same-class pair
+            dist = torch.as_tensor(same_class_distance(p, data.train_x.cpu().numpy(), data.train_y.cpu().numpy(),
+                                                       data.test_x.cpu().numpy(), data.test_y.cpu().numpy()),
+                                   device=data.test_x.device)
+            for name, lo, hi in NEAR_BINS:
+                mask = ~mirror & (dist >= lo) & (dist <= hi)
+                measures[f"acc_near_{name}"] = _subset_acc(data.test_x, data.test_y, mask, forward)
+                extra[f"n_near_{name}"] = int(mask.sum())
     if run.op == "add" and run.offset == 0 and run.n_layers == 1 and run.model == "transformer" \
             and run.shape == "random" and run.init == "random" and run.train.stop_after_test_acc is None:
         # Thm 3.5's class consistency of the pair's representation at the last position, over all p² pairs, after

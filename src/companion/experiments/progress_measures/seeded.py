@@ -25,8 +25,6 @@ from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
 from .runs import COMMUTATIVE, batch_signature, modular_run, modular_runs
 
 TRAIN_FIT = 0.99  # train accuracy taken as "memorised"
-PLATEAU_GAIN = 0.02  # Table 1's plateau criterion: at most this test accuracy gained over the last quarter of a run
-# (beyond twice the trend's standard error: rising_beyond_noise)
 GROKKED = 0.95  # accuracy taken as "grokked"
 
 
@@ -210,63 +208,6 @@ def med_end_over_fit(hists: list) -> list:
     return out
 
 
-def last_quarter_gain(step, acc) -> float:
-    """What the least-squares line through the last quarter of a run's logged accuracies gains
-    across that quarter. The trend, not the difference of two logged points: near a plateau the
-    accuracy fluctuates by a few hundredths from one evaluation to the next, and an end-to-end
-    difference would read that noise as a climb."""
-    return last_quarter_trend(step, acc)[0]
-
-
-def last_quarter_trend(step, acc) -> tuple[float, float]:
-    """:func:`last_quarter_gain` and its standard error (from the scatter about the line)."""
-    s, a = np.asarray(step, float), np.asarray(acc, float)
-    last = s >= 0.75 * s[-1]
-    if last.sum() < 3:
-        return float(a[-1] - a[0]), 0.0
-    x, y = s[last], a[last]
-    span = x[-1] - x[0]
-    slope, icpt = np.polyfit(x, y, 1)
-    resid = y - (slope * x + icpt)
-    se = np.sqrt(resid @ resid / (len(x) - 2) / ((x - x.mean()) @ (x - x.mean())))
-    return float(slope * span), float(se * span)
-
-
-def rising_beyond_noise(step, acc) -> float:
-    """Table 1's plateau criterion: the last quarter's trend gain less twice its standard error,
-    the least the run can be said to still be climbing (about 95% one-sided). A strip run's test
-    accuracy fluctuates by about ±0.04 between evaluations (half its test pairs have a trained
-    mirror), so the trend of eleven evaluations alone has a standard error of 0.03-0.04, above
-    the 0.02 bound: without the noise the criterion would read fluctuation as a climb."""
-    gain, se = last_quarter_trend(step, acc)
-    return gain - 2 * se
-
-
-def holes_seeds(holes: dict) -> dict:
-    """Table 1 per seed: U-Acc on all and on mirror-untrained test pairs, the ceiling's fall
-    between the smallest and largest hole of each shape, and hole minus rest."""
-    u = {k: [float(h["test_acc"].max()) for h in hs] for k, hs in holes.items()}
-    u_out = {k: [float(h["acc_mirror_out"].max()) for h in hs] for k, hs in holes.items() if "acc_mirror_out" in hs[0]}
-    final = {k: [float(h["test_acc"][-1]) for h in hs] for k, hs in holes.items()}
-    # still rising at the end: the last quarter's trend gained > PLATEAU_GAIN beyond its noise (not converged)
-    rising = {k: [rising_beyond_noise(h["step"], h["test_acc"]) for h in hs] for k, hs in holes.items()}
-    trend = {k: [last_quarter_trend(h["step"], h["test_acc"]) for h in hs] for k, hs in holes.items()}
-    max_gain = [float(max(g)) for g in zip(*rising.values())]  # per seed, over the holes
-    share = {k: (hs[0].get("mirror_in_share", float("nan")), hs[0].get("hole_mirror_in_share", float("nan")))
-             for k, hs in holes.items()}
-    falls = {}
-    for shape in ("square", "strip"):
-        ks = sorted(k for k in holes if k[0] == shape)
-        if len(ks) > 1:
-            falls[shape] = (ks[0][1], ks[-1][1], [a - b for a, b in zip(u[ks[0]], u[ks[-1]])])
-    big = max((k for k in holes if k[0] == "square"), default=None)
-    hole_minus_rest = ([float(h["acc_hole"].max() - h["acc_rest"].max()) for h in holes[big]]
-                       if big is not None and "acc_hole" in holes[big][0] else None)
-    return {"u": u, "u_out": u_out, "final": final, "rising": rising, "trend": trend, "max_gain": max_gain,
-            "share": share, "falls": falls,
-            "largest_square": big, "hole_minus_rest": hole_minus_rest}
-
-
 def width_ratios(widths: dict, panel: str) -> tuple:
     """Figs. 9–11 per seed: onset of the widest over the narrowest model of ``panel``."""
     ds = sorted(d for (fig, d) in widths if fig == panel)
@@ -291,7 +232,8 @@ def width_ceilings(widths: dict, panel: str) -> dict:
     accuracy, and each one's final test accuracy. With the class spread logged (:func:`class_consistency`),
     ``spread`` {width: its dict} and ``spread_gap`` per seed: the final spread of the run that does not
     generalise minus that of the run that does (onset observed in exactly one of the two widths; not
-    observed otherwise). None where the panel has fewer than two widths."""
+    observed otherwise), and ``spread_gap_contrast`` the seeds that have that contrast. None where the panel has
+    fewer than two widths."""
     ds = sorted(d for (fig, d) in widths if fig == panel)
     if len(ds) < 2:
         return None
@@ -310,12 +252,13 @@ def width_ceilings(widths: dict, panel: str) -> dict:
                 gen, non = (hi, lo) if g_hi else (lo, hi)
                 gap.append(spread[non]["end"][i] - spread[gen]["end"][i])
     return {"narrow": lo, "wide": hi, "best": best, "levelled": flat, "grokked": grokked, "spread": spread,
-            "spread_gap": gap,
+            "spread_gap": gap, "spread_gap_contrast": [g for g in gap if observed(g)] if gap is not None else None,
             "gain": [b - a if fa and fb else NOT_OBSERVED
                      for a, b, fa, fb in zip(best[lo], best[hi], flat[lo], flat[hi])],
             "wide_onset": [onset(h) for h in widths[(panel, hi)]],
             "wide_best_test": [float(h["test_acc"].max()) for h in widths[(panel, hi)]],
-            "final": {d: [float(h["test_acc"][-1]) for h in widths[(panel, d)]] for d in (lo, hi)}}
+            "final": {d: [float(h["test_acc"][-1]) for h in widths[(panel, d)]] for d in (lo, hi)},
+            "narrow_best_test": [float(h["test_acc"].max()) for h in widths[(panel, lo)]]}
 
 
 def structured_ratios(struct: dict, frac: float) -> dict:
@@ -387,6 +330,7 @@ def operations_seeds(ops: dict, cases: tuple) -> dict:
     return out
 
 
-def grokked(hists: list) -> list:
-    """The histories whose mirror-untrained test accuracy reaches the :func:`onset` (the runs that grok)."""
-    return [h for h in hists if observed(onset(h))]
+def grokked(hists: list, did: bool = True) -> list:
+    """The histories whose mirror-untrained test accuracy reaches the :func:`onset` (the runs that grok), or
+    with ``did=False`` those that never do (a control's runs)."""
+    return [h for h in hists if observed(onset(h)) == did]

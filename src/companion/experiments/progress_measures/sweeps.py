@@ -199,8 +199,9 @@ def structured_seeded(cfg: Structured, device: str) -> dict:
 
 
 def nongrokking_at(p: int, cfg: dict, device: str) -> list:
-    """Fig. 5's control: every run of the chapter at modulus ``p`` — Fig. 5's seeds, the widths of Figs. 9–11, Fig.
-    20's random-init arm — whose mirror-untrained test accuracy never reaches the :func:`~.seeded.onset`: the same
+    """Fig. 5's control: every run of the chapter at modulus ``p`` — Fig. 5's runs without weight decay
+    (:func:`without_weight_decay`) and its seeds, the widths of Figs. 9–11, Fig. 20's random-init arm — whose
+    mirror-untrained test accuracy never reaches the :func:`~.seeded.onset`: the same
     task in a run that does not generalise in its budget. A run two figures share is counted once; on a page of
     kept results a figure without kept runs adds none. ``cfg`` maps the chapter's config names to configs."""
     from companion import kept
@@ -209,7 +210,9 @@ def nongrokking_at(p: int, cfg: dict, device: str) -> list:
     from .seeded import onset
 
     w, s = cfg["widths"], cfg["fig20"]
-    groups = [(lambda: primes_seeded(cfg["fig5"], device), lambda k: k == p),
+    f5 = cfg["fig5"]
+    groups = [(lambda: {"no decay": without_weight_decay(f5.base, f5.seeds, device, p)}, lambda k: True),
+              (lambda: primes_seeded(f5, device), lambda k: k == p),
               (lambda: widths_seeded(w, device), lambda k: any(f == k[0] and q == p for f, q, _, _ in w.panels)),
               (lambda: structured_seeded(s, device), lambda k: k[0] == "random" and s.base.p == p)]
     out, seen = [], set()
@@ -225,6 +228,19 @@ def nongrokking_at(p: int, cfg: dict, device: str) -> list:
                     seen.add(sig)
                     out.append(h)
     return out
+
+
+def without_weight_decay(base: Run, seeds: tuple, device: str, p: int | None = None) -> list:
+    """The control the paper's mechanism names (Thm 3.8: weight decay drives the embedding to uniformity): ``base``
+    (at modulus ``p`` if given) with weight decay 0, one history per seed (none on a page of kept results that
+    lacks them)."""
+    from companion import kept
+
+    run = replace(base, p=p or base.p, train=replace(base.train, weight_decay=0.0))
+    try:
+        return seeded({"no decay": run}, seeds, device)["no decay"]
+    except (kept.NotKept, KeyError):
+        return []
 
 
 def most_seeded(runs: dict):
