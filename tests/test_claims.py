@@ -273,6 +273,8 @@ def test_weak_lists_fragile_held_claims(tmp_path):
     c.claim("split", ref="Fig. 1", quantity="q", per_seed=[3.0, 0.5, 5.0, 4.0, 6.0], expected=at_least(1.0),
             quote=QUOTE, basis=BASIS, rule=seeds_at_least(4))  # 5 seeds: a straddle may decide
     c.check("old", "Fig. 2", "older form", 3.0, at_least(1.0))
+    c.claim("found", ref="Fig. 4", quantity="q", per_seed=[3.0, 4.0, 5.0], expected=at_least(1.0), kind="finding",
+            basis=BASIS, no_control="a share, not an effect")  # a finding quotes no paper: not fragile for that
     fragile = {cl.id: why for cl, why in weak(c.records)}
     assert set(fragile) == {"close", "split", "old"}
     assert "within 5%" in fragile["close"][0] and "other side" in fragile["split"][0]

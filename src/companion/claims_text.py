@@ -23,8 +23,10 @@ def weak(records: list[Claim], near: float = 0.05) -> list[tuple[Claim, list[str
         if c.kind not in ("paper", "finding") or c.verdict != "held":
             continue
         why = []
-        if c.quote is None:
+        if c.quote is None and c.kind == "paper":  # a finding is this reproduction's, with no words of the paper
             why.append("no quote or basis (older claim form)")
+        if c.kind == "finding" and not c.basis:
+            why.append("no basis (the argument for its bound)")
         if not c.per_seed and c.one_value is None and c.quote is None:
             why.append("one value")
         if c.one_value:
