@@ -1,6 +1,8 @@
 # Grokking, Reproduced — the two commands:
 #   make book [PROFILE=smoke|cpu|paper]   set up whatever is missing, build the whole book
 #   make test                             set up whatever is missing, lint (ruff), run the test suite
+#   make test-e2e                         the end-to-end checks (whole builds, the smoke book in a browser,
+#                                         every paper config stepped): minutes; CI runs them after make test
 # Setup uses only the project's own files: a virtualenv from pyproject.toml, MathJax from npm
 # (so the book reads offline), Debian's chromium for the browser test.
 
@@ -15,15 +17,20 @@ MATHJAX_VERSION = 3.2.2
 PLAYWRIGHT_VERSION = 1.65.1
 PLAYWRIGHT = .vendor/node_modules/playwright-core/package.json
 
-.PHONY: book test setup vendor browser clean lab
+.PHONY: book test test-e2e setup vendor browser clean lab
 .DEFAULT_GOAL := book
 
 book: setup
 	$(BIN)/companion build --profile $(PROFILE) --device $(DEVICE)
 
-test: setup browser
+test: setup
 	$(BIN)/ruff check .
-	$(BIN)/pytest
+	$(BIN)/pytest -m "not slow and not book"
+
+# The checks that build things end to end (markers `slow` and `book` in pyproject.toml): the same suite,
+# the wait moved out of the edit-test loop.
+test-e2e: setup browser
+	$(BIN)/pytest -m "slow or book"
 
 setup: $(STAMP) vendor
 

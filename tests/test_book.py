@@ -1,6 +1,6 @@
 """The book as a reader gets it: a smoke build of every chapter, opened in headless Chromium.
 
-The build runs once per test session (it is `make test`'s end-to-end tier); the pages are then
+The build runs once per test session (it is `make test-e2e`'s tier, marker `book`); the pages are then
 checked in Debian's chromium driven by playwright-core: each chapter page loads, shows its
 figures (images with a non-zero rendered size), has no error output, and renders its math with
 the vendored MathJax, without a network.
@@ -60,7 +60,7 @@ def test_report_lists_every_chapter_and_claim(smoke_book):
 def browse(pages):
     node = shutil.which("node")
     if node is None or not PLAYWRIGHT.exists() or not shutil.which("chromium"):
-        pytest.fail("the browser test needs node, playwright-core and chromium: run `make test`, "
+        pytest.fail("the browser test needs node, playwright-core and chromium: run `make test-e2e`, "
                     "which installs them")
     proc = subprocess.run([node, str(ROOT / "tests" / "browser" / "check_pages.mjs"), str(PLAYWRIGHT),
                            *map(str, pages)], capture_output=True, text=True, timeout=600,

@@ -103,6 +103,7 @@ def test_a_substituted_dataset_is_a_departure_even_at_the_paper_profile(monkeypa
     assert "substituted" not in lazy_rich.departures_table("paper").data
 
 
+@pytest.mark.slow
 def test_run_fills_the_cache_and_a_second_run_computes_nothing(tmp_path):
     env = {"COMPANION_CACHE_DIR": str(tmp_path / "cache")}
     first = companion("run", "grokking", "--profile", "smoke", env=env)

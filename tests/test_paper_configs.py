@@ -114,6 +114,7 @@ def test_resnet18_steps_at_224_and_its_batch_fits():
     assert act + params + images < GPU_BYTES / 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("p, d_model", [(211, 128), (379, 128), (97, 1024), (97, 2048), (43, 1024)])
 def test_large_gu_runs_step_and_their_evaluations_fit(p, d_model):
     """One training step at the paper's shapes (no evaluation), and the largest tensor an

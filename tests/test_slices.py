@@ -124,6 +124,7 @@ def test_probe_times_plain_and_evaluation_steps_separately():
     assert 0.7 * expected < rec.estimate < 2.0 * expected
 
 
+@pytest.mark.slow
 def test_dry_run_lists_every_experiment_with_an_estimate_and_caches_nothing(tmp_path):
     env = {"COMPANION_CACHE_DIR": str(tmp_path / "cache")}
     proc = companion("run", "grokking", "progress_measures", "--profile", "smoke", "--dry-run", env=env)
@@ -133,6 +134,7 @@ def test_dry_run_lists_every_experiment_with_an_estimate_and_caches_nothing(tmp_
     assert not list((tmp_path / "cache").rglob("*.pkl"))
 
 
+@pytest.mark.slow
 def test_time_limit_stops_cleanly_and_a_second_call_continues(tmp_path):
     """A run stopped by --time-limit exits 3 with its finished experiments cached and the running
     one checkpointed; the next call finishes the rest (exit 0) without recomputing."""
@@ -151,6 +153,7 @@ def test_time_limit_stops_cleanly_and_a_second_call_continues(tmp_path):
     assert not list((tmp_path / "cache" / "checkpoints").glob("*.ckpt"))
 
 
+@pytest.mark.slow
 def test_parallel_workers_compute_each_experiment_once(tmp_path):
     env = {"COMPANION_CACHE_DIR": str(tmp_path / "cache")}
     proc = companion("run", "grokking", "progress_measures", "--profile", "smoke", "--jobs", "2", env=env)
@@ -172,6 +175,7 @@ def test_every_chapter_plans_its_experiments_without_running_them(profile, isola
     assert len(cache.computed) == n and not list(isolated.rglob("*.pkl"))
 
 
+@pytest.mark.slow
 def test_a_chapter_precomputed_by_worker_processes_gets_the_numbers_it_computes_itself(tmp_path, monkeypatch):
     """runs.precompute (a chapter built alone on several cores): every experiment computed in
     one-thread workers is bit for bit what the chapter's own process computes; nothing is done
@@ -204,6 +208,7 @@ def test_a_chapter_precomputed_by_worker_processes_gets_the_numbers_it_computes_
     assert len(a) == len(b) and all(np.array_equal(x, y, equal_nan=x.dtype.kind == "f") for x, y in zip(a, b))
 
 
+@pytest.mark.slow
 def test_a_loop_of_in_place_tensors_resumes_bit_for_bit(isolated):
     """Loops that update tensors in place and append records (slices.inplace_state), here Levi
     et al.'s two-layer students, resume from their checkpoints exactly."""
