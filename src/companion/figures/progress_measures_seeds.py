@@ -165,18 +165,18 @@ def thm310_near(t: dict):
     run's best mirror-untrained accuracy (solid) and at memorisation (dashed: the same run before it
     generalises)."""
     fig, axes = subplots(1, 2, width=4.4)
+    names = list(next(iter(t["near"].values()))[0])  # the distance bins, the same in every run
+    x = np.arange(len(names))
     for ax, shape in zip(axes[0], ("square", "strip")):
         keys = [k for k in t["near"] if k[0] == shape]
         for c, key in zip(sweep_colors(len(keys)), keys):
-            names = list(t["near"][key][0])
-            x = np.arange(len(names))
             per_seed = np.array([[prof[n] for n in names] for prof in t["near"][key]])
             fit = np.array([[prof[n] for n in names] for prof in t["near_fit"][key]])
             ax.plot(x, np.nanmean(per_seed, 0), color=c, marker="o", label=f"{shape} {key[1]}: best epoch")
             ax.plot(x, np.nanmean(fit, 0), color=c, ls="--", label=f"{shape} {key[1]}: memorisation")
             for row in per_seed:
                 ax.plot(x, row, color=c, ls="none", marker=".", alpha=0.5)
-        ax.set_xticks(np.arange(len(names)), names)
+        ax.set_xticks(x, names)
         ax.set(xlabel="distance to the nearest same-class training pair", ylabel="accuracy (mirror-untrained pairs)",
                ylim=(-0.02, 1.02))
         ax.legend(fontsize="x-small")
