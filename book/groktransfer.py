@@ -36,9 +36,10 @@ seed = 0
 # %% tags=["remove-cell"]
 import numpy as np
 from IPython.display import Markdown, display
+from scipy import stats
 
 from companion import profiles, runs
-from companion.claims import Claims, at_least, at_most, between, close_to, greater_than, is_true, within
+from companion.claims import Claims, ControlRun, at_least, at_most, between, close_to, greater_than, is_true, within
 from companion.expectations import bootstrap_interval
 from companion.experiments import groktransfer as ex
 from companion.figures import groktransfer as figs
@@ -64,8 +65,9 @@ ex.departures_table(profile)
 # $10\,000$; the wide net keeps $\varepsilon^2p = 200$ ($\varepsilon = 0.1414$) and shrinks from 2048
 # to 128 neurons; the weak nets and Theorem 3.2 use $\varepsilon = 0.11$, which satisfies the
 # theorem's assumption (A1), $\varepsilon^4p \le n/\log^3 n$ ($1.46 \le 1.86$ at $n = 400$; 0.1414
-# gives 4.0). Every claim from a trained run rests on 3 seeds (5 for the $r_W$ sweep), trained
-# as one batch; both arms of every comparison get the same budget.
+# gives 4.0). Every claim from a trained run rests on at least 3 seeds (5 for Fig. 1b's
+# comparison and the $r_W$ sweep), trained as one batch; both arms of every comparison get the
+# same budget, and Fig. 1b's arms take their settings by the paper's own grid rule.
 
 # %% [markdown]
 # ## Fig. 1a — the method
@@ -91,34 +93,68 @@ figs.fig1a()
 # inherit that lottery). The premise is met when the snapshot exists and is below 90% test (partial,
 # not optimal). A weak seed that never reaches 30% in its budget does not meet it: its target is
 # trained from the last snapshot, shown, and counted as **not observed** in every claim about the
-# method. No seed is picked for being good, so the whole weak-model cost is one seed's.
+# method. No seed is picked for being good, so the whole weak-model cost is one seed's. The paper
+# gives no hyperparameters for this weak model; the addition weak model's (init, lr, wd) = (0.5, 0.03,
+# 0.1) is the setting of a small probe that brought every seed to the 30% point (the departures table).
 
 # %%
-add_gt_cfg = ex.seeded(ex.FIG1B["add"][profile].transfer, seed)
-add_sc_cfg = ex.seeded(ex.FIG1B["add"][profile].scratch, seed)
+fair_add = ex.fair_pair(ex.seeded_pair(ex.FIG1B["add"][profile], seed), ex.GRIDS[profile], ctx.device)
+gt_add, sc_add = fair_add.transfer, fair_add.scratch
+add_gt_cfg = fair_add.configs.transfer
+rnd_add = ex.fnn_targets(ex.random_control(fair_add.configs), ctx.device)
 mul_gt_cfg = ex.seeded(ex.FIG6["mul"][profile].transfer, seed)
 mul_sc_cfg = ex.seeded(ex.FIG6["mul"][profile].scratch, seed)
-gt_add, sc_add = ex.fnn_targets(add_gt_cfg, ctx.device), ex.fnn_targets(add_sc_cfg, ctx.device)
 TARGET_SIZE = f"({add_gt_cfg.d_embed}, {add_gt_cfg.width})"  # the (d_embed, width) of the modular targets
 gt_mul, sc_mul = ex.fnn_targets(mul_gt_cfg, ctx.device), ex.fnn_targets(mul_sc_cfg, ctx.device)
 weak_add, weak_mul = ex.weak_modular(add_gt_cfg.weak, ctx.device), ex.weak_modular(mul_gt_cfg.weak, ctx.device)
 figs.selection_table(add_gt_cfg.weak, gt_add["selections"], mul_gt_cfg.weak, gt_mul["selections"])
 
 # %% [markdown]
-# ## Fig. 1b — GrokTransfer removes the delay (modular addition)
+# ## Each arm by the paper's own rule
+# The paper tunes each arm separately: "We select the configuration that first achieves 90%
+# accuracy on the validation set" over a grid of (init scale, learning rate, weight decay) for
+# GrokTransfer and of (learning rate, weight decay) from scratch (A.3.1), and it reports the
+# winners for its (128, 512) targets. At the reduced size those winners do not train (the paper's
+# scratch (lr, wd) = (0.05, 3) and Fig. 6a's (0.1, 0.1, 2) stay far below 90% test), so the rule is
+# applied again here, on a small grid that holds the paper's picks for both arms and the points of
+# its own grid next to them. Each configuration is tried with two initialisations on one
+# selection seed, for the comparison's whole budget, and ranked by its slower initialisation (with
+# one, an unstable configuration can win on a lucky draw); the winner then trains on every seed. The
+# selection seed is fixed and apart from the seeds the claims read, so the choice is part of the
+# setting: re-running the book on another seed set changes the runs the claims read, not the
+# configurations compared (one run decides the choice, as in the paper, and another selection seed
+# may choose differently: the grid table shows how close the race was). When no
+# configuration of an arm's grid reaches 90% the rule cannot choose; the configuration with the
+# highest final test accuracy is taken instead, and the table says so.
+
+# %%
+SELECTION_SEED = ex.Comparison.selection_seed
+figs.grid_table(fair_add.transfer_choice, fair_add.scratch_choice, SELECTION_SEED) if fair_add.transfer_choice else None
+
+# %% [markdown]
+# ## Fig. 1b — does GrokTransfer remove the delay? (modular addition)
 # Weak model: two-layer FNN $f_W(a,b) = W_2\,\phi(W_1[E_W[a];E_W[b]])$ with
 # $(d_{embed}, \text{width}) = (4, 16)$; target: three-layer FNN
 # $W_3\phi(W_2\phi(W_1[E[a];E[b]]))$, no biases, AdamW, full batch, $p = 113$, 25% of the
-# pairs for training. Blue: target from scratch; red: GrokTransfer (seed 0). Dashed: train,
-# solid: test. The paper's configurations are (init, lr, wd) = (0.3, 0.005, 3) for GrokTransfer
-# and (lr, wd) = (0.05, 3) from scratch; the reduced profiles use settings that train at the
-# reduced size (the departures table above: the scratch learning rate 0.05 did not fit the
-# training set in one seed there, and jumped to test 90% without a delay in the others). Both
-# arms get the same budget (the departures table) and stop early only once every seed has passed
-# 95% test.
+# pairs for training. Blue: target from scratch; red: GrokTransfer; grey: the **control**, the
+# GrokTransfer arm with $A$ drawn at random instead of taken from the weak model (the paper's
+# Fig. 15a ablation: the same $A\cdot B$ shape, settings and budget, no information from a weak
+# model). Every seed is drawn (seed 0 bold); dashed: train, solid: test. Both arms get the same
+# budget and stop early only once every seed has passed 95% test.
+#
+# Four measurements decide the figure, each on 5 seeds: from scratch the test accuracy reaches
+# 90% at least 5× later than the training accuracy (the delay); with GrokTransfer within 2× (no
+# delay); GrokTransfer reaches 90% test at least 3× sooner than scratch (the speed-up); and when
+# GrokTransfer first fits 90% of the training set it already classifies at least half of the test
+# set (continuous progress rather than a phase transition). Each has a control that must fail it:
+# for the delay, Fig. 2's Fourier-embedding runs of the same task, which generalise without one;
+# for "no delay" and continuous progress, the scratch runs; for the speed-up and continuous
+# progress, the random-$A$ control.
 
 # %%
-figs.fig1b(gt_add, sc_add)
+f2 = ex.fig2(ex.seeded(ex.FIG2[profile], seed), ctx.device)
+fixed = ex.fixed_embedding_summary(f2)
+figs.fig1b(gt_add, sc_add, control=rnd_add)
 
 # %%
 POWER_DELAY = ("There is a clear phase transition between memorization and generalization if we train the model "
@@ -136,22 +172,41 @@ SOONER_BASIS = ("'significantly reducing the gap' read as at least 3× sooner; b
                 "must reach 90% test (else not observed)")
 add_delays = ex.transfer_delays(gt_add, sc_add)
 add_out = ex.outcomes(add_delays)
-ADD_DEV = (f"reduced profile: the 30% crossing gave weak models at test {seq(add_delays.weak_test, '.2f')} (seed "
-           "order); " + add_out.describe(f"the {TARGET_SIZE} target reached 90% test from those at {{weak}} (ratios in "
-                                         "the claims table)", "from {weak} it fitted the training set and ended below "
-                                         "90% test (final {final})")
-           + f", within the same {add_delays.epochs[0]} epochs in which scratch reached 90% test in "
-           f"{ex.seeds_count(ex.test90_epochs(add_delays.scratch))} (per-seed epochs in the note below)")
+rnd_delays = ex.seed_delays(rnd_add)
+FOURIER_CONTROL = ControlRun("Fourier embedding (Fig. 2)", "a fixed embedding that carries the task's structure: "
+                                "the same task generalises without a delay", per_seed=ex.ratios(fixed.fourier))
+SCRATCH_CONTROL = ControlRun("from scratch", "the arm with the delay the method is said to remove",
+                                per_seed=ex.ratios(add_delays.scratch))
+RANDOM_CONTROL = ControlRun("random A·B", "the GrokTransfer arm with A drawn at random: no weak model's information",
+                               per_seed=ex.seeds_sooner(add_delays.scratch, rnd_delays))
+ADD_DEV = (f"reduced profile, {TARGET_SIZE} targets, both arms {add_delays.epochs[0]} epochs at their grid's choice: "
+           f"the 30% crossing gave weak models at test {seq(add_delays.weak_test, '.2f')} (seed order); "
+           + add_out.describe("from those at {weak} the GrokTransfer target reached 90% test (ratios in the claims "
+                              "table)", "from {weak} it fitted the training set and ended below 90% test (final "
+                              "{final})")
+           + f", while scratch reached 90% test in {ex.seeds_count(ex.test90_epochs(add_delays.scratch))} (per-seed "
+           "epochs in the note below); the paper-scale (128, 512) runs decide it on a GPU")
 claims.claim("addition_scratch_delay", ref="Fig. 1b", quantity="scratch: t_test90 / t_train90 (epochs), per seed",
-             per_seed=ex.ratios(add_delays.scratch), expected=at_least(5), quote=POWER_DELAY, basis=DELAY_BASIS)
+             per_seed=ex.ratios(add_delays.scratch), expected=at_least(5), quote=POWER_DELAY, basis=DELAY_BASIS,
+             control=FOURIER_CONTROL)
 claims.claim("addition_gt_tracks", ref="Fig. 1b", quantity="GrokTransfer (weak model at its 30% crossing): t_test90 / t_train90",
              per_seed=ex.ratios(add_delays.transfer), expected=at_most(2), quote=PARTIAL, basis=TRACK_BASIS,
-             known_deviation=ADD_DEV)
-claims.claim("addition_gt_sooner", ref="Fig. 1b",
-             quantity="t_test90 from scratch / t_test90 with GrokTransfer (same budget)",
-             per_seed=add_delays.sooner, expected=at_least(3), quote=POWER_DELAY, basis=SOONER_BASIS,
-             known_deviation=ADD_DEV)
-figs.delays_note(add_delays)
+             known_deviation=ADD_DEV, control=SCRATCH_CONTROL)
+SOONER = claims.claim("addition_gt_sooner", ref="Fig. 1b",
+                      quantity="t_test90 from scratch / t_test90 with GrokTransfer (same budget)",
+                      per_seed=add_delays.sooner, expected=at_least(3), quote=POWER_DELAY, basis=SOONER_BASIS,
+                      known_deviation=ADD_DEV, control=RANDOM_CONTROL)
+GT_FIT, SC_FIT, RND_FIT = ex.test_at_fit(gt_add), ex.test_at_fit(sc_add), ex.test_at_fit(rnd_add)
+claims.claim("addition_gt_progresses", ref="Fig. 1b",
+             quantity="GrokTransfer: test accuracy at the first epoch of train accuracy 90%, per seed",
+             per_seed=GT_FIT, expected=at_least(0.5), quote=POWER_DELAY,
+             basis="'continuous progress' against 'a clear phase transition between memorization and generalization' "
+                   "read as: by the time the target fits 90% of the training set it already classifies at least half "
+                   "of the test set — a run that memorises first sits near chance (1/p) there",
+             control=[ControlRun("from scratch", "the arm whose phase transition the method is said to remove",
+                                 per_seed=SC_FIT),
+                      ControlRun("random A·B", "the GrokTransfer arm with A drawn at random", per_seed=RND_FIT)])
+figs.acceleration_note(fair_add.configs, add_delays, rnd_delays, SOONER.verdict, TARGET_SIZE, GT_FIT, SC_FIT)
 
 # %% [markdown]
 # ## Fig. 2 — four fixed embeddings of the integers
@@ -165,17 +220,18 @@ figs.delays_note(add_delays)
 # panel is absent here and its loading path is tested on a tiny model instead.
 
 # %%
-f2 = ex.fig2(ex.seeded(ex.FIG2[profile], seed), ctx.device)
 figs.fig2(f2)
 
 # %%
 FIG2_QUOTE = ("The training dynamics with one-hot and GPT embeddings exhibit clear grokking behavior, whereas those "
               "with binary and Fourier embeddings show continuous generalization progress (Sec. 2.1)")
-fixed = ex.fixed_embedding_summary(f2)
 claims.claim("fig2_onehot_sharp", ref="Fig. 2", quantity="one-hot: t_test90 / t_train90, per seed",
-             per_seed=ex.ratios(fixed.onehot), expected=at_least(5), quote=FIG2_QUOTE, basis=DELAY_BASIS)
+             per_seed=ex.ratios(fixed.onehot), expected=at_least(5), quote=FIG2_QUOTE, basis=DELAY_BASIS,
+             control=FOURIER_CONTROL)
 claims.claim("fig2_fourier_not", ref="Fig. 2", quantity="Fourier: t_test90 / t_train90, per seed",
-             per_seed=ex.ratios(fixed.fourier), expected=at_most(2), quote=FIG2_QUOTE, basis=TRACK_BASIS)
+             per_seed=ex.ratios(fixed.fourier), expected=at_most(2), quote=FIG2_QUOTE, basis=TRACK_BASIS,
+             control=ControlRun("one-hot embedding", "the same target on an embedding without the task's structure, "
+                                "which groks late", per_seed=ex.ratios(fixed.onehot)))
 claims.claim("fig2_binary_continuous", ref="Fig. 2", quantity="binary: t_test90 / t_train90, per seed",
              per_seed=ex.ratios(fixed.binary), expected=at_most(2), quote=FIG2_QUOTE, basis=TRACK_BASIS,
              known_deviation="reduced profile: binary fits the training set early and its test accuracy rises "
@@ -299,8 +355,10 @@ figs.ratio_table(rat, slopes, rc)
 # from scratch and with GrokTransfer, on modular addition, modular multiplication and
 # (40, 3)-parity ($y = x_1x_2x_3$, $x\in\{\pm1\}^{40}$, $n = 1000$, logistic loss; the weak
 # model is a three-layer width-16 FNN trained until it reaches 70% test accuracy, and its first
-# layer $W_1^\top$ becomes $A$). Multiplication runs exactly as addition: the same rule for
-# the weak model, the same target size and the same budget for both arms.
+# layer $W_1^\top$ becomes $A$). Addition's runs are Fig. 1b's (each arm at its grid's choice,
+# 5 seeds). Multiplication uses the same rule for the weak model, the same target size and the
+# same budget for both arms, but fixed configurations and 3 seeds (the departures table): the
+# grids and the extra seeds of Fig. 1b are not repeated for it within the chapter's budget.
 
 # %%
 par = ex.parity(ex.seeded(ex.PARITY[profile], seed), ctx.device)
@@ -309,8 +367,11 @@ figs.fig6([weak_add, weak_mul, par["weak"]], [gt_add, gt_mul, par["gt"]], [sc_ad
 
 # %%
 SURPASS_BASIS = "'surpass' at its weakest: the target ends no worse than the weak model it started from"
+RND_SURPASS = (np.array(ex.seed_finals(rnd_add)) - np.array(add_delays.weak_test[:len(rnd_add["seed_members"])]))
 claims.claim("addition_surpasses_weak", ref="Fig. 6a", quantity="target final test − transferred weak test, per seed",
-             per_seed=ex.surpass(add_delays), expected=at_least(0), quote=SURPASS, basis=SURPASS_BASIS)
+             per_seed=ex.surpass(add_delays), expected=at_least(0), quote=SURPASS, basis=SURPASS_BASIS,
+             control=ControlRun("random A·B", "the same target and budget with A drawn at random (no weak model's "
+                                "information), against the weak model of the same seed", per_seed=RND_SURPASS.tolist()))
 mul_delays = ex.transfer_delays(gt_mul, sc_mul)
 mul_out = ex.outcomes(mul_delays)
 MUL_DEV = (f"reduced profile, equal budgets ({mul_delays.epochs[0]} epochs both arms): the 30% crossing gave weak "
@@ -357,22 +418,32 @@ figs.delays_note(parity_delays)
 
 # %% [markdown]
 # ## Fig. 7 — the target is only as good as the weak checkpoint
-# Targets initialised from fixed checkpoints (epochs 300, 500, 700, 1000) of each of the three
-# weak seeds, whose test accuracies span the partial range, each trained with the GrokTransfer
-# configuration (200 epochs at cpu). The paper: the target's test accuracy grows with the weak
-# model's, and "the target model can only generalize well after the weak model has grokked".
-# 1/TimeGap is 0 when the target never reaches 95%.
+# Targets initialised from fixed checkpoints (epochs 300, 500, 700, 1000) of each of the first
+# three weak seeds, whose test accuracies range from chance to grokked (the table), each trained
+# with the GrokTransfer configuration (200 epochs at cpu). The paper: the target's test accuracy
+# grows with the weak model's, and "the target model can only generalize well after the weak
+# model has grokked". 1/TimeGap is 0 when the target never reaches 95%. The claim asks for a rank
+# correlation that chance does not give (above its one-sided 5% critical value), and reads
+# undecided when the bootstrap interval of ρ over the targets reaches across that bound.
 
 # %%
 fig7_batch = ex.fnn_targets(ex.seeded(ex.FIG7[profile], seed), ctx.device)
 sweep = ex.checkpoint_sweep(fig7_batch, weak_add)
+N_FIG7 = len(sweep.rows)
+T_FIG7 = stats.t.ppf(0.95, N_FIG7 - 2)
+RHO_CHANCE = float(T_FIG7 / np.sqrt(N_FIG7 - 2 + T_FIG7**2))  # one-sided 5% critical ρ for N_FIG7 pairs
 claims.claim("fig7_rises", ref="Fig. 7",
              quantity="Spearman ρ of (weak checkpoint test acc, target final test acc) over every seed and checkpoint",
-             measured=sweep.spearman, expected=greater_than(0),
+             measured=sweep.spearman, expected=greater_than(RHO_CHANCE),
              quote="the test performance of the target model, initialized with the weak model's embedding, is "
                    "positively correlated with the test performance of the weak model (Sec. 4.1)",
-             basis="a positive correlation is any ρ > 0",
-             one_value="one rank correlation pooled over 3 weak seeds × 4 checkpoints (12 targets, one batch)")
+             basis=f"a positive correlation that chance does not give: ρ above its one-sided 5% critical value for "
+                   f"{N_FIG7} independent pairs, {RHO_CHANCE:.3f} (t approximation); ρ > 0 alone passes half the time "
+                   "under the null",
+             one_value=f"one rank correlation pooled over the weak seeds × checkpoints ({N_FIG7} targets, one batch)",
+             interval=sweep.interval,
+             no_control="the bound is chance's own 95% quantile: a target unrelated to its weak checkpoint meets it "
+                        "one time in twenty")
 display(figs.fig7_table(sweep))
 figs.fig7(sweep)
 
@@ -494,10 +565,10 @@ fig9
 
 # %%
 claims.claim("fig10_one_neuron_fails", ref="Fig. 10", quantity="target on a 1-neuron embedding: final test accuracy",
-             per_seed=xs.one_neuron_final_test, expected=at_most(0.6),
-             quote="training dynamics of the target model with embedding transferred from the one-neuron weak model "
-                   "(Fig. 10 caption), which does not generalise (A.4.2)",
-             basis="chance is 0.5 on balanced XOR; 0.6 allows sampling noise on the test set, far below the 3-neuron case")
+             per_seed=xs.one_neuron_final_test, expected=at_most(0.6), kind="consistency",
+             basis="A.4.2's argument: a bias-free ReLU target of a scalar z = uᵀx has sgn f_L(z) fixed by sgn z, and "
+                   "both classes lie on both sides of 0, so it cannot beat chance (0.5; 0.6 allows test-set noise) "
+                   "whatever training does — a check of the construction, not evidence")
 figs.fig10(weak[1])
 
 # %% [markdown]
@@ -533,7 +604,7 @@ figs.fig12(ex.transferred_embedding(weak_add, gt_add["selection"]))
 runs_13 = ex.transformer_results(profile, "mul", "8a", seed, ctx.device)
 runs_16 = ex.transformer_results(profile, "mul", "8b", seed, ctx.device)
 tps = ex.tf_parity_seeds(ex.seeded(ex.TFPAR[profile], seed), ctx.device)
-figs.fig13(runs_13, tps[0])
+figs.fig13(runs_13, tps[0], f"({ex.TFPAR[profile].q}, {ex.TFPAR[profile].k})-parity")
 
 # %%
 parity_tf = ex.parity_transformer_delays(tps)
@@ -552,7 +623,10 @@ claims.claim("fig13_parity_4layer_no_delay", ref="Fig. 13 right",
              per_seed=ex.ratios(parity_tf.by_depth[4]), expected=at_most(2),
              quote="a 4-layer transformer trained on the (40, 3)-parity task … do[es] not have delayed "
                    "generalization (Fig. 13 caption)",
-             basis="the same reading as above, the deeper of the two transformers alone")
+             basis="the same reading as above, the deeper of the two transformers alone",
+             control=ControlRun("FNN from scratch on (40, 3)-parity (Fig. 6c)", "a parity run that groks: its test "
+                                "accuracy lags its train accuracy (a harder parity, 40 bits)",
+                                per_seed=ex.ratios(parity_delays.scratch)))
 
 # %% [markdown]
 # ## Fig. 14 — MNIST-like digits
@@ -643,8 +717,10 @@ fig16
 
 # %% tags=["remove-input"]
 display(Markdown(
-    "With the weak model chosen by the rule fixed in advance and every comparison at equal budgets, the cpu profile "
-    "shows: grokking from scratch (addition, one-hot, the wide XOR net: the claims table); with GrokTransfer the "
+    "With the weak model chosen by the rule fixed in advance, each Fig. 1b arm by the paper's grid rule and every "
+    f"comparison at equal budgets, the paper's speed-up is **{SOONER.verdict}** for addition at this size (the "
+    "note under Fig. 1b); the scratch runs' delays (addition, one-hot, the wide XOR net) have their verdicts in the "
+    "claims table; with GrokTransfer the "
     f"targets reached 90% test in {ex.seeds_count(ex.test90_epochs(parity_delays.transfer))} for parity and in "
     f"{ex.seeds_count(ex.test90_epochs(add_delays.transfer))} for addition (ratios and verdicts in the claims "
     "table); Theorem 3.2 for the weak net with three clean features; Fig. 7's dependence of the target on "
@@ -662,8 +738,8 @@ display(Markdown(
     f"Figs. 1b and 6). The small transformers (d = 16, p = 47, {race_8b.epochs} epochs) reached 90% test "
     f"with GrokTransfer at epochs {seq(race_8b.transfer)} (addition) and {seq(race_16.transfer)} (multiplication), "
     f"from scratch at {seq(ex.seed_test_epochs(runs_8a['scratch']))} (addition) and with GrokFast at "
-    f"{seq(race_8b.grokfast)} and {seq(race_16.grokfast)} (Figs. 8 and 16, seed order). The claims table gives each verdict with its numbers; the paper profile (GPU) "
-    "runs the paper's sizes."))
+    f"{seq(race_8b.grokfast)} and {seq(race_16.grokfast)} (Figs. 8 and 16, seed order). The claims table gives "
+    "each verdict with its numbers; the paper profile (GPU) runs the paper's sizes."))
 
 # %% [markdown]
 # ## Not claimed here

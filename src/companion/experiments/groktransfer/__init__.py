@@ -4,7 +4,8 @@ ours, marked), the reduced profiles as literal ``replace`` of them, the cached e
 functions the chapter calls, and per-figure summaries.
 
 * :mod:`.common` — the (init, lr, wd) triple, the weak model, weak-checkpoint selection, delays;
-* :mod:`.modular` — modular FNNs: Figs. 1b, 6a/b, 7, 12, 15, Table 1;
+* :mod:`.modular` — modular FNNs: Figs. 1b, 6a/b, 7, 12, 15; :mod:`.table1` — Table 1's cost and FLOPs;
+* :mod:`.fair_arms` — each arm's (init, lr, wd) by the paper's grid rule (A.3.1) for the Fig. 1b comparison;
 * :mod:`.fixed_embeddings` — Figs. 2, 3; :mod:`.xor` — Figs. 4, 5, 9–11;
 * :mod:`.parity` — Fig. 6c; :mod:`.transformers` — Figs. 8, 13, 15a, 16; :mod:`.digits` — Fig. 14.
 """
@@ -27,8 +28,10 @@ from companion.experiments.groktransfer.common import (  # noqa: F401  (the chap
     premise_met,
     ratios,
     seed_delays,
+    seed_finals,
     seeded,
     seeds_count,
+    seeds_sooner,
     select,
     select_crossing,
     select_partial,
@@ -37,11 +40,24 @@ from companion.experiments.groktransfer.common import (  # noqa: F401  (the chap
     sooner,
     surpass,
     test90_epochs,
+    test_at_fit,
     time_gap,
     transfer_delays,
     worst,
 )
 from companion.experiments.groktransfer.digits import DIGITS, Digits, DigitsGaps, digits, digits_gaps  # noqa: F401
+from companion.experiments.groktransfer.fair_arms import (  # noqa: F401
+    GRIDS,
+    ArmGrids,
+    Comparison,
+    FairPair,
+    GridChoice,
+    comparison,
+    fair_pair,
+    not_reached,
+    random_control,
+    seeded_pair,
+)
 from companion.experiments.groktransfer.fixed_embeddings import (  # noqa: F401
     FIG2,
     FixedEmbeddings,
@@ -57,17 +73,15 @@ from companion.experiments.groktransfer.modular import (  # noqa: F401
     FIG15,
     Ablations,
     CheckpointSweep,
-    Cost,
     TargetBatch,
     TransferPair,
     checkpoint_sweep,
-    cost,
-    flops_a41,
     fnn_targets,
     transferred_embedding,
     weak_modular,
 )
 from companion.experiments.groktransfer.parity import PARITY, Parity, parity  # noqa: F401
+from companion.experiments.groktransfer.table1 import Cost, cost, flops_a41  # noqa: F401
 from companion.experiments.groktransfer.transformers import (  # noqa: F401
     TF_RUNS,
     TFPAR,
@@ -119,8 +133,9 @@ def departures_table(profile: str):
     """:func:`companion.profiles.departures_table` of every experiment of the chapter."""
     from companion.profiles import departures_table as table
 
-    pairs = {"Fig. 1b GrokTransfer": (FIG1B["add"][profile].transfer, FIG1B["add"]["paper"].transfer),
-             "Fig. 1b scratch": (FIG1B["add"][profile].scratch, FIG1B["add"]["paper"].scratch),
+    grid = " ((init, lr, wd): its grid's choice)" if GRIDS[profile] is not None else ""
+    pairs = {f"Fig. 1b GrokTransfer{grid}": (FIG1B["add"][profile].transfer, FIG1B["add"]["paper"].transfer),
+             f"Fig. 1b scratch{grid}": (FIG1B["add"][profile].scratch, FIG1B["add"]["paper"].scratch),
              "Fig. 6a GrokTransfer": (FIG6["add"][profile].transfer, FIG6["add"]["paper"].transfer),
              "Fig. 6a scratch": (FIG6["add"][profile].scratch, FIG6["add"]["paper"].scratch),
              "Fig. 6b GrokTransfer": (FIG6["mul"][profile].transfer, FIG6["mul"]["paper"].transfer),
@@ -149,14 +164,15 @@ def fig15_results(profile: str, seed: int, device: str) -> dict:
 
 def run_all(profile: str = "cpu", device: str = "cpu", seed: int = 0) -> None:
     """Compute every experiment the chapter shows (fills the cache)."""
-    for op in ("add", "mul"):
-        for pair in (FIG1B[op][profile], FIG6[op][profile]):
-            fnn_targets(replace(pair.transfer, seed=seed), device)
-            fnn_targets(replace(pair.scratch, seed=seed), device)
-    fnn_targets(replace(FIG7[profile], seed=seed), device)
+    fair_pair(seeded_pair(FIG1B["add"][profile], seed), GRIDS[profile], device)
+    pairs = [FIG6["add"][profile]] + [FIG1B["mul"][profile], FIG6["mul"][profile]]
+    for pair in pairs if profile == "paper" else pairs[1:2]:
+        fnn_targets(seeded(pair.transfer, seed), device)
+        fnn_targets(seeded(pair.scratch, seed), device)
+    fnn_targets(seeded(FIG7[profile], seed), device)
     ab = FIG15[profile]
     for c in (ab.random, ab.merge, ab.same_dim):
-        fnn_targets(replace(c, seed=seed), device)
+        fnn_targets(seeded(c, seed), device)
     fig2(replace(FIG2[profile], seed=seed), device)
     xor_wide(replace(XOR[profile], seed=seed), device)
     xor_weak(replace(XOR[profile], seed=seed), device)

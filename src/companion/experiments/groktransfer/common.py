@@ -29,15 +29,17 @@ class Hyperparams:
 class WeakModel:
     """The weak model of Figs. 1b, 6–8, 12, 15: 2-layer FNN, (d_embed, width) = (4, 16) (A.3.1).
     Its hyperparameters are not in the paper beyond "10⁴ epochs" (Sec. 4.1): (init, lr, wd) =
-    (0.5, 1e-2, 0.1) are ours (weight decay 1 left the weak nets at chance at the reduced
-    budget). Several seeds train at once; target seed i is initialised from weak seed i."""
+    (0.5, 3e-2, 0.1) are ours, the setting of a small probe (lr 1e-2 / 3e-2 × wd 0.1 / 0.3 / 1, p = 113,
+    seed sets 0 and 1000) that brought every seed to the 30% transfer point (10 of 10 by epoch 560; at
+    lr 1e-2, 4 of 5 in 1 500 epochs, one at chance). Several seeds train at once; target seed i is
+    initialised from weak seed i."""
 
     op: str = "add"  # the modular task: add | mul
     p: int = 113  # the modulus
     train_frac: float = 0.25  # fraction of the p² pairs used for training
     d_embed: int = 4  # d_W, the embedding width transferred
     width: int = 16  # hidden width
-    hyper: Hyperparams = Hyperparams(0.5, 1e-2, 0.1)  # [unspecified -> ours: the first setting that trained]
+    hyper: Hyperparams = Hyperparams(0.5, 3e-2, 0.1)  # [unspecified -> ours: see the docstring]
     epochs: int = 10_000  # full-batch AdamW steps
     n_seeds: int = 3  # weak seeds trained at once; target seed i uses weak seed i [unspecified -> ours]
     snapshot_every: int = 100  # epochs between saved embeddings (the candidate checkpoints)
@@ -197,6 +199,28 @@ def sooner(late, early):
     return float(late) / max(float(early), 1.0) if observed(late) and observed(early) else NOT_OBSERVED
 
 
+def seeds_sooner(late: list, early: list) -> list:
+    """Per seed, how many times sooner the ``early`` runs reached 90% test than the ``late`` ones (two lists of
+    :class:`Delays` in seed order; :func:`sooner`, not observed unless both did)."""
+    return [sooner(a.test, b.test) for a, b in zip(late, early)]
+
+
+def test_at_fit(batch: dict, threshold: float = 0.9) -> list:
+    """Each seed's test accuracy at the first logged epoch its train accuracy reached ``threshold`` (not
+    observed if it never did): how much a run had generalised by the time it fitted — near chance when it
+    memorises first (grokking), well above for the paper's "continuous progress" (Fig. 1b)."""
+    out = []
+    for m in batch.get("seed_members", [0]):
+        hit = np.nonzero(batch["train_acc"][m] >= threshold)[0]
+        out.append(float(batch["test_acc"][m, hit[0]]) if len(hit) else NOT_OBSERVED)
+    return out
+
+
+def seed_finals(batch: dict) -> list:
+    """Each seed's final test accuracy in a target batch (its ``seed_members``)."""
+    return [float(batch["test_acc"][m, -1]) for m in batch.get("seed_members", [0])]
+
+
 @dataclass(frozen=True)
 class TransferDelays:
     """Figs. 1b, 6: per seed, the 90% delays of the scratch and GrokTransfer targets and how
@@ -221,7 +245,7 @@ def transfer_delays(transfer: dict, scratch: dict) -> TransferDelays:
     gm = transfer.get("seed_members", [0])
     sels = transfer.get("selections") or [transfer["selection"]] * len(gm)
     met = premise_met(transfer)
-    return TransferDelays(ds, dg, [sooner(s.test, g.test) for s, g in zip(ds, dg)],
+    return TransferDelays(ds, dg, seeds_sooner(ds, dg),
                           (int(transfer["epoch"][-1]), int(scratch["epoch"][-1])),
                           [float(transfer["test_acc"][m, -1]) if ok else NOT_OBSERVED for m, ok in zip(gm, met)],
                           [s["test_acc"] for s in sels], met)

@@ -24,6 +24,7 @@ from companion.experiments.groktransfer.modular import (
     WEAK_ADD,
     WEAK_ADD_CPU,
     WEAK_ADD_SMOKE,
+    WEAK_HYPER_EARLIER,
     WEAK_MUL,
     WEAK_MUL_CPU,
     WEAK_MUL_SMOKE,
@@ -139,7 +140,8 @@ FIG15A_RANDOM = TransformerRun(WEAK_ADD, "random", Hyperparams(0.6, 5e-3, 0.1))
 # GrokTransfer 160/300, 190/400, 140/340; scratch at (1, 1e-2, 1) 150/550, 140/210, 200/250; scratch
 # at (1, 3e-3, 1) reached 90% test in no seed, at (1, 5e-3, 0.1) (d 32) in none; GrokFast 720/1210,
 # none, none. At d 32 GrokTransfer was no faster and cost twice as much.
-WEAK_ADD_TF_CPU = replace(WEAK_ADD_CPU, p=47, train_frac=0.5)  # p 113 -> 47, 25% -> 50% of the pairs
+# p 113 -> 47, 25% -> 50% of the pairs (the weak setting these runs were tuned with)
+WEAK_ADD_TF_CPU = replace(WEAK_ADD_CPU, p=47, train_frac=0.5, hyper=WEAK_HYPER_EARLIER, n_seeds=3)
 WEAK_MUL_TF_CPU = replace(WEAK_MUL_CPU, p=47, train_frac=0.5)  # p 113 -> 47, 25% -> 50% of the pairs
 TRANSFER_CPU = replace(
     FIG8B_TRANSFER,
