@@ -223,7 +223,12 @@ def tf_panel(ax, runs: dict, labels: dict, ref: str, title: str):
     """Paper Figs. 8, 13, 16: one panel of transformer runs, by role."""
     colors = {"transfer": GT_C, "scratch": SCRATCH_C, "grokfast": GF_C, "random": RND_C}
     for k, r in runs.items():
-        _curve(ax, r["step"], r["train_acc"], r["test_acc"], colors[k], labels.get(k, k))
+        _curve(ax, r["step"], r["train_acc"], r["test_acc"], colors[k], labels.get(k, k) + (
+            f" ({len(r['seeds'])} seeds)" if len(r.get("seeds", [])) > 1 else ""))
+        for other in r.get("seeds", [])[1:]:  # the other seeds thin: one seed's swings are not the run's shape
+            x = np.maximum(np.asarray(other["step"]), 1)
+            ax.plot(x, other["test_acc"], color=colors[k], lw=0.7, alpha=0.45)
+            ax.plot(x, other["train_acc"], color=colors[k], lw=0.6, alpha=0.35, ls="--")
     ax.legend(fontsize=7)
     paper_title(ax, ref, title)
 
