@@ -1,4 +1,4 @@
-"""Time diagnostics read off a training history (issue 17's "four clocks"; Levi et al. 2024 §3.1).
+"""Time diagnostics read off a training history (the synthesis chapter's "four clocks"; Levi et al. 2024 §3.1).
 
 * :func:`crossing_step` — the one transition time used for every diagnostic: the first logged
   step after t_tr at which the diagnostic has moved a given fraction (½ by default) of the way

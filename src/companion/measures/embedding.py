@@ -8,7 +8,7 @@ cancels in differences).
 * :func:`med` — Main Embedding Diff (Def. 4.2): (1/p) Σ_i ‖φ(i+1) − φ(i)‖₂, cyclic (φ(p) := φ(0));
   ``scale="sum"`` drops the 1/p as in Fig. 5's caption and App. D ("MED ≈ 60–80").
 * :func:`med_normalised` — MED divided by the embedding's RMS row norm (scale-free), and
-  :func:`med_invariant` — its minimum over the relabellings a → c·a mod p (issue 17: raw MED mostly
+  :func:`med_invariant` — its minimum over the relabellings a → c·a mod p (raw MED mostly
   reflects which Fourier frequency an embedding uses; a pure frequency-k embedding has normalised
   MED 2 sin(πk/p), its invariant MED is 2 sin(π/p) for every k).
 * :func:`weight_norm_sq` (alias :func:`param_norm_sq`) — the weight-decay term W(θ) = Σ ‖θ‖² of Lemma 3.4 / Thm 3.8.
@@ -80,7 +80,7 @@ def weight_norm_sq(model: torch.nn.Module) -> float:
     return float(sum((q.detach().double() ** 2).sum() for q in model.parameters()))
 
 
-param_norm_sq = weight_norm_sq  # issue 17's name for the same Σ‖θ‖²
+param_norm_sq = weight_norm_sq  # the synthesis chapter's name for the same Σ‖θ‖²
 
 
 @functools.lru_cache(maxsize=32)

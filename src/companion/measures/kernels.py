@@ -1,4 +1,4 @@
-"""Kernel diagnostics of any ``nn.Module`` (issue 17's synthesis; Kumar et al. 2024 §3, §5.3; Xu et al. 2025 A.3.1).
+"""Kernel diagnostics of any ``nn.Module`` (the synthesis chapter; Kumar et al. 2024 §3, §5.3; Xu et al. 2025 A.3.1).
 
 * :func:`module_ntk` — the empirical NTK ``J(x) J(x')ᵀ`` of any module, from per-example
   Jacobians (``torch.func``: ``vmap(jacrev)`` of ``functional_call``) computed in chunks of probe

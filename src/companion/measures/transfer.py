@@ -1,4 +1,4 @@
-"""Xu et al.'s (2025) transfer probe as a diagnostic of any embedding (issue 17's synthesis).
+"""Xu et al.'s (2025) transfer probe as a diagnostic of any embedding (the synthesis chapter).
 
 GrokTransfer (§2.2, A.3) initialises a target FNN's embedding as E_T = A·B with A the weak
 model's embedding and B fresh, and trains both. :func:`transfer_probe` does that briefly for a

@@ -156,7 +156,7 @@ CPU_STRUCTURED = replace(
     # last member stops, and at 800 epochs some seeds never reach test accuracy 0.99, so stopping saved nothing
     base=CPU_RUN,
     fracs=(0.5,),
-    seeds=(0, 1, 2, 3, 4),  # five (issue 13): the random arm's seeds 0–2 are Fig. 5's runs, 3–4 its own
+    seeds=(0, 1, 2, 3, 4),  # five: the random arm's seeds 0–2 are Fig. 5's runs, 3–4 its own
 )
 SMOKE_STRUCTURED = replace(
     PAPER_STRUCTURED,

@@ -1,4 +1,4 @@
-"""Synthesis: the four papers' explanations of grokking, each tested on every paper's runs (issue 17).
+"""Synthesis: the four papers' explanations of grokking, each tested on every paper's runs.
 
 * :mod:`.configs` — the settings (one per paper's model family) and their profiles;
 * :mod:`.settings` — each setting's modules and data, one module per seed;

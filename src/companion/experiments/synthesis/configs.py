@@ -32,7 +32,7 @@ SYN_WEAK_SMOKE = replace(WEAK_ADD_SMOKE, hyper=WEAK_HYPER_EARLIER, n_seeds=3)
 
 @dataclass(frozen=True)
 class Diagnostics:
-    """What is read off each run at its evaluation steps (issue 17; none of it is in the papers)."""
+    """What is read off each run at its evaluation steps (none of it is in the papers)."""
 
     per_class: int = unstated(3)  # probe points per class of the empirical NTK (the unbiased alignment pairs
     # points of one class, so each class needs at least two)

@@ -1,4 +1,4 @@
-"""The critical training fraction across p (issue 17): Gu et al. against Levi et al.
+"""The critical training fraction across p (the synthesis chapter): Gu et al. against Levi et al.
 
 Gu et al. Thm 3.12 bound the training fraction needed to grok from below by α ≥ 2 ln p / C (C: the
 points within a fixed Manhattan distance of one point, which does not grow with p), so the critical

@@ -1,4 +1,4 @@
-"""The synthesis chapter's interventions and controls beyond the four clocks (issue 17):
+"""The synthesis chapter's interventions and controls beyond the four clocks:
 
 * :func:`lazy_fit` — transfer against laziness: kernel regression with a GrokTransfer target's
   initial tangent kernel K₀ (the lazy model of Kumar et al. §3) on the target's own split. If the

@@ -1,4 +1,4 @@
-"""Laziness × transfer (issue 17, item 3): GrokTransfer's FNN target, from scratch and with a
+"""Laziness × transfer: GrokTransfer's FNN target, from scratch and with a
 transferred embedding, at Kumar et al.'s output scales α.
 
 Kumar et al. set the *laziness* of a network by its output scale: the model trained is α·f, and
