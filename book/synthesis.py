@@ -306,11 +306,17 @@ record.record_critical(claims, critical, "quadratic MLP across p (Levi et al. Ap
 claims.verdict_table()
 
 # %% [markdown]
-# ## Not run in this build
+# ## The verdict, explanation by explanation
 #
-# Weight decay × α on the transformers (above, only the quadratic MLP) is not run in this build, and nothing
-# here stands in for it.
-#
+# The table above in words, generated from it: for each paper's explanation, the predictions that
+# survived a test that could decide, those that were refuted, and how many tests could not tell
+# and why. A test here is one prediction in one setting (its ¼, ½ and ¾ crossings together); a
+# refuted prediction is a finding about this setting at this size, not about the paper's own runs.
+
+# %% tags=["remove-input"]
+claims.written_verdict()
+
+# %% [markdown]
 # ## Claims
 
 # %%

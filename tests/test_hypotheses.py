@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from companion.claims import Claims, Prediction, at_least, between, less_than, load_claims, markdown_table
-from companion.hypotheses import verdict_table
+from companion.hypotheses import verdict_table, written_verdict
 
 LAZY = Prediction("Kumar et al.", "the kernel moves before test accuracy rises", less_than(1.0),
                   "the kernel moves only after test accuracy has risen")
@@ -50,6 +50,26 @@ def test_verdict_table_by_explanation_and_setting(tmp_path):
     assert "not applicable" in gu[0] and "supported" in gu[1] and "`med`" in gu[1]
     shown = markdown_table(c.records, with_chapter=False)
     assert "Hypotheses" in shown and LAZY.refuted_if in shown and "*No claims of the paper" not in shown
+
+
+def test_the_written_verdict_says_per_explanation_what_survived_what_was_refuted_and_what_could_not_tell(tmp_path):
+    c = Claims("synthesis", "cpu", directory=tmp_path)
+    c.hypothesis("lead", ref="Kumar et al. §5", setting="transformer (Nanda et al.)", quantity="t_kernel / t_test",
+                 prediction=LAZY, per_seed=[0.5, 0.6, 0.7], basis="b")
+    c.hypothesis("lead_mlp", ref="Kumar et al. §5", setting="quadratic MLP", quantity="t_kernel / t_test",
+                 prediction=LAZY, per_seed=[1.5, 1.6, 1.7], basis="b")
+    c.hypothesis("lead_fnn", ref="Kumar et al. §5", setting="FNN", quantity="t_kernel / t_test",
+                 prediction=LAZY, per_seed=[0.5, 1.6, 0.7], basis="b")
+    c.hypothesis("med", ref="Gu et al. §3", setting="quadratic MLP", quantity="MED drop",
+                 prediction=UNIFORM, per_seed=[0.3, 0.4, 0.5], basis="b")
+    text = written_verdict(c.records)
+    kumar, gu = text.split("\n\n")
+    assert kumar.startswith("**Kumar et al.** is mixed: supported by 1 and refuted by 1 of 3 tests")
+    assert f"Supported: “{LAZY.says}” — transformer (`lead`)" in kumar  # the setting without its source
+    assert "Refuted: " in kumar and "quadratic MLP (`lead_mlp`)" in kumar
+    assert "Could not tell in 1: 1 undecided (the seeds fell on both sides of the bound)" in kumar
+    assert gu.startswith("**Gu et al.** survives every test that could decide (1 of 1 tests)")
+    assert "Refuted" not in gu and "Could not tell" not in gu
 
 
 BAND = Prediction("Kumar et al.", "the kernel moves when the network groks", between(0.5, 2.0),

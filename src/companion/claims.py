@@ -312,6 +312,15 @@ class Claims:
 
         return Markdown(verdict_table(self.records if records is None else records))
 
+    def written_verdict(self, records: list[Claim] | None = None):
+        """The verdict table in words, one paragraph per explanation (:func:`companion.hypotheses.written_verdict`),
+        for display."""
+        from IPython.display import Markdown
+
+        from companion.hypotheses import written_verdict
+
+        return Markdown(written_verdict(self.records if records is None else records))
+
     def _add(self, claim: Claim) -> Claim:
         if any(c.id == claim.id for c in self.records):
             raise ValueError(f"claim id {claim.id!r} recorded twice in chapter {self.chapter!r}")

@@ -202,3 +202,64 @@ def hypothesis_table(records: list[Claim], with_chapter: bool = False) -> str:
     basis = [f"- `{c.id}`: {c.basis}." for c in hyps if c.basis]
     return "\n".join(rows + (["", "**Why each prediction's bound follows from its explanation:**", ""] + basis
                              if basis else []))
+
+
+#: verdicts of tests that could not decide, and why each could not (the written verdict's words)
+CANNOT_TELL = {"undecided": "the seeds fell on both sides of the bound",
+               "vacuous": "a null clock met the prediction too",
+               "definition-dependent": "the ¼, ½ and ¾ crossings disagreed",
+               "not applicable": "the event the test needs never happened"}
+
+
+def _short(setting: str) -> str:
+    """A setting's name without its parenthesised source: "transformer (Nanda et al. 2023, p = 47)" → "transformer"."""
+    return setting.split(" (")[0] + (setting.split(")", 1)[1] if ")" in setting else "")
+
+
+def _where(tests: list) -> str:
+    """``(statement, setting, claim id)`` triples as "“statement”: setting (`id`), …; …", one clause per
+    prediction."""
+    by: dict[str, list[str]] = {}
+    for says, setting, i in tests:
+        by.setdefault(says, []).append(f"{setting} (`{i}`)")
+    return "; ".join(f"“{says}” — {', '.join(where)}" for says, where in by.items())
+
+
+def written_verdict(records: list[Claim]) -> str:
+    """Markdown: one paragraph per explanation, in plain words, generated from the verdict table (a test is
+    a group of definitions, :func:`cell_verdicts`): where it survived, where it was refuted and where the
+    tests could not tell, each prediction in its own words with the claim ids to check it against."""
+    hyps = [r for r in records if r.kind == "hypothesis"]
+    if not hyps:
+        return "*No hypotheses recorded.*"
+    papers = [p for p in EXPLANATIONS if any(r.explanation == p for r in hyps)]
+    papers += [p for p in dict.fromkeys(r.explanation for r in hyps) if p not in papers]
+    out = []
+    for p in papers:
+        tests: dict[str, list[tuple[str, str, str]]] = {}  # verdict -> [(prediction, setting, first claim id)]
+        for s in dict.fromkeys(r.setting for r in hyps if r.explanation == p):
+            mine = [r for r in hyps if r.explanation == p and r.setting == s]
+            for v, ids in cell_verdicts(mine):
+                says = next(r.statement for r in mine if r.id == ids[0])
+                tests.setdefault(v, []).append((says, _short(s), ids[0]))
+        sup, ref = tests.get("supported", []), tests.get("refuted", [])
+        unclear = {v: tests[v] for v in CANNOT_TELL if tests.get(v)}
+        n = len(sup) + len(ref) + sum(map(len, unclear.values()))
+        if sup and not ref:
+            head = f"survives every test that could decide ({len(sup)} of {n} tests)"
+        elif ref and not sup:
+            head = f"is refuted wherever a test could decide ({len(ref)} of {n} tests)"
+        elif sup and ref:
+            head = f"is mixed: supported by {len(sup)} and refuted by {len(ref)} of {n} tests"
+        else:
+            head = f"is not decided by these tests (none of {n} could decide)"
+        parts = [f"**{p}** {head}."]
+        if sup:
+            parts.append(f"Supported: {_where(sup)}.")
+        if ref:
+            parts.append(f"Refuted: {_where(ref)}.")
+        if unclear:
+            parts.append(f"Could not tell in {sum(map(len, unclear.values()))}: "
+                         + "; ".join(f"{len(t)} {v} ({CANNOT_TELL[v]})" for v, t in unclear.items()) + ".")
+        out.append(" ".join(parts))
+    return "\n\n".join(out)
