@@ -57,7 +57,7 @@ class WeakModel:
 
 @dataclass
 class Split:
-    """A train/test split in the form :func:`companion.models.fnn.train_ensemble` reads."""
+    """A train/test split in the form :func:`companion.train.groktransfer.train_ensemble` reads."""
 
     train_x: torch.Tensor
     train_y: torch.Tensor
@@ -68,7 +68,7 @@ class Split:
 def select_weak(hist: dict, rule: str = "best", threshold: float = 0.3) -> dict:
     """Weak-model selection, an explicit step the paper leaves implicit.
 
-    ``hist`` is a :func:`companion.models.fnn.train_ensemble` history with snapshots (several
+    ``hist`` is a :func:`companion.train.groktransfer.train_ensemble` history with snapshots (several
     weak seeds = members). ``best``: the (member, checkpoint) with the highest test accuracy
     (the paper's "until it groks to a non-trivial performance on the validation set");
     ``first``: the first checkpoint at which some member reaches ``threshold`` test accuracy
