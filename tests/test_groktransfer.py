@@ -531,3 +531,21 @@ def test_xor_preact_narrow_route_equals_the_column_route(monkeypatch):
     cols = xor_net.preact(W, d, eps)
     assert narrow.shape == cols.shape == (5, 40, 3)
     assert torch.allclose(narrow, cols, rtol=1e-6, atol=1e-6)
+
+
+def test_the_eps_slope_is_read_apart_on_cells_that_learned_and_cells_that_did_not():
+    """Fig. 5c / (A2): the slope of r_W in ε on the (seed, n) cells whose nets learned at every ε, and on those
+    whose nets learned at none (the control: r_W ∝ ε without learning means training on ε-scaled noise makes
+    it); a cell with mixed outcomes is in neither."""
+    from companion.experiments.groktransfer.xor import NormRatioConfig, ratio_slopes
+
+    cfg = NormRatioConfig(ps=(10, 20, 40), ns=(100, 200), epss=(0.01, 0.02, 0.04), seeds=2)
+    rows = [{"sweep": "p", "p": p, "n": 50, "eps": e, "r_W": e, "learned": 2, "r_each": [e, e],
+             "learned_each": [True, True]} for p in cfg.ps for e in cfg.epss]
+    # seed 0 learned everywhere, r ∝ ε; seed 1 learned at n = 100 only for the largest ε (mixed), nowhere at n = 200,
+    # where r ∝ ε²
+    rows += [{"sweep": "n", "p": 8000, "n": n, "eps": e, "r_W": e, "learned": 1, "r_each": [e, e * e],
+              "learned_each": [True, n == 100 and e == 0.04]} for n in cfg.ns for e in cfg.epss]
+    s = ratio_slopes(rows, cfg)
+    assert np.allclose(s.eps_learned, [1.0, 1.0])  # seed 0 at both n
+    assert np.allclose(s.eps_unlearned, [2.0])  # seed 1 at n = 200; its mixed n = 100 cell is left out

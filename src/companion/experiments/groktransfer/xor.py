@@ -210,6 +210,10 @@ class RatioSlopes:
     n_worst_by_seed: list  # per seed: the slope in n farthest from −1/2
     p_max_abs_by_seed: list  # per seed: the largest |slope in p|
     eps_by_seed: list  # per seed: median over the n cells of the log–log slope of r_W in ε
+    #: the slope in ε of every (seed, n) cell whose nets at all three ε learned, and of every cell whose nets at
+    #: no ε did: if the second is as close to 1 as the first, r_W ∝ ε is a property of training, not of learning
+    eps_learned: tuple = ()
+    eps_unlearned: tuple = ()
 
 
 def _fit(rr: list, sweep: str, seed: int | None) -> float:
@@ -233,7 +237,14 @@ def ratio_slopes(rows: list, cfg: NormRatioConfig) -> RatioSlopes:
     in_eps = [float(np.median([loglog_slope(*zip(*[(r["eps"], r["r_each"][j]) for r in rows
                                                    if r["sweep"] == "n" and r["n"] == n])) for n in cells]))
               for j in range(cfg.seeds)]
-    return RatioSlopes(slopes, by_seed, worst, pmax, in_eps)
+    eps_cells: dict = {True: [], False: []}
+    for j in range(cfg.seeds):
+        for n in cells:
+            cr = sorted((r for r in rows if r["sweep"] == "n" and r["n"] == n), key=lambda r: r["eps"])
+            learned = {r["learned_each"][j] for r in cr}
+            if len(learned) == 1:  # every ε net learned, or none did
+                eps_cells[learned.pop()].append(loglog_slope([r["eps"] for r in cr], [r["r_each"][j] for r in cr]))
+    return RatioSlopes(slopes, by_seed, worst, pmax, in_eps, tuple(eps_cells[True]), tuple(eps_cells[False]))
 
 
 @dataclass(frozen=True)
