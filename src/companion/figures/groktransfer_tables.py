@@ -10,6 +10,8 @@ import math
 import numpy as np
 from IPython.display import Markdown
 
+from companion.events import observed
+
 
 def _v(x, spec: str = ".0f") -> str:
     """A number, or "not observed" (companion.events.NOT_OBSERVED formats itself so)."""
@@ -59,7 +61,7 @@ def _h(h) -> str:
 
 def _count(xs) -> str:
     """How many of the per-seed events happened: "every seed", "no seed" or "k of n seeds"."""
-    k = sum(1 for x in xs if format(x) != "not observed")
+    k = sum(1 for x in xs if observed(x))
     return "every seed" if k == len(xs) else ("no seed" if k == 0 else f"{k} of {len(xs)} seeds")
 
 
