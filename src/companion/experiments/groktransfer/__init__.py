@@ -54,7 +54,6 @@ from companion.experiments.groktransfer.fair_arms import (  # noqa: F401
     GridChoice,
     comparison,
     fair_pair,
-    not_reached,
     random_control,
     seeded_pair,
 )

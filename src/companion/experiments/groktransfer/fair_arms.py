@@ -157,8 +157,3 @@ def random_control(pair: TransferPair, n_seeds: int = 3) -> TargetBatch:
     drawn at random instead of taken from the weak model — the same A·B shape, budget and (init, lr, wd), no
     information from a weak model."""
     return replace(pair.transfer, kind="random", n_seeds=n_seeds)
-
-
-def not_reached(choice: GridChoice) -> list:
-    """The grid's configurations that never reached the criterion (for prose)."""
-    return [h for h, f in zip(choice.grid, choice.first) if f is NOT_OBSERVED]
