@@ -213,7 +213,7 @@ if __name__ == "__main__":
     name = "progress_measures_step" + ("_cuda" if args.device.startswith("cuda") else "")
     import datetime
 
-    from companion.kept import commit
+    from companion.store.kept import commit
 
     out = {"setting": "p=97, alpha=0.3, d_model=128, 1 layer, full batch, 1 torch thread",
            "device": (torch.cuda.get_device_name() if args.device.startswith("cuda") else "cpu"),

@@ -2,7 +2,7 @@
 
 Compares two builds of the whole cpu book — ``companion build`` (seeds 0, 1, 2, …) and
 ``companion build --seed 1000 --out _build/seed1000`` (seeds 1000, 1001, …) — claim by claim with
-:func:`companion.claims_text.diff`, and writes ``benchmarks/verdict_stability.json`` (every claim's two
+:func:`companion.claims.text.diff`, and writes ``benchmarks/verdict_stability.json`` (every claim's two
 verdicts and per-seed values, each build's numerics fingerprint and time) and the tables of
 ``benchmarks/verdict_stability.md`` between its ``<!-- tables -->`` markers (the prose around them, what
 was done about each flip, is written by hand).
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from companion.claims import _fmt, load_claims
-from companion.claims_text import counts, diff
+from companion.claims.text import counts, diff
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

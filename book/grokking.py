@@ -37,10 +37,11 @@ seed = 0
 # %% tags=["remove-cell"]
 from IPython.display import Markdown
 
-from companion import profiles, runs
+from companion import profiles
 from companion.claims import Claims, ControlRun, at_least, at_most, falls_by, greater_than
 from companion.experiments import grokking as ex
 from companion.figures import grokking as figures
+from companion.pipeline import runs
 
 ctx = profiles.setup(profile, device, seed)
 ctx = runs.precompute("grokking", ctx)  # its experiments first, one process per core where cores allow

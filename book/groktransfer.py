@@ -38,7 +38,7 @@ import numpy as np
 from IPython.display import Markdown, display
 from scipy import stats
 
-from companion import profiles, runs
+from companion import profiles
 from companion.claims import (
     MEDIAN,
     Claims,
@@ -54,6 +54,7 @@ from companion.claims import (
 from companion.experiments import groktransfer as ex
 from companion.figures import groktransfer as figs
 from companion.figures.groktransfer_tables import _seq as seq
+from companion.pipeline import runs
 
 ctx = profiles.setup(profile, device, seed)
 ctx = runs.precompute("groktransfer", ctx)  # its experiments first, one process per core where cores allow

@@ -49,7 +49,7 @@ seed = 0
 import numpy as np
 from IPython.display import Markdown, display
 
-from companion import profiles, runs
+from companion import profiles
 from companion.claims import (
                               MEDIAN,
                               Claims,
@@ -64,10 +64,11 @@ from companion.claims import (
                               never,
                               within,
 )
-from companion.expectations import _fmt
+from companion.claims.expectations import _fmt
 from companion.experiments import lazy_rich as ex
 from companion.figures import lazy_rich as pl
 from companion.figures import lazy_rich_text as tx
+from companion.pipeline import runs
 
 ctx = profiles.setup(profile, device, seed)
 ctx = runs.precompute("lazy_rich", ctx)  # its experiments first, one process per core where cores allow

@@ -37,7 +37,7 @@ seed = 0
 # %% tags=["remove-cell"]
 from IPython.display import Markdown
 
-from companion import profiles, runs
+from companion import profiles
 from companion.claims import (
     ALL_SEEDS,
     MEDIAN,
@@ -53,6 +53,7 @@ from companion.claims import (
 from companion.experiments import linear_estimators as ex
 from companion.experiments.linear_estimators import summaries, summaries_draws, summaries_late
 from companion.figures import linear_estimators as figures
+from companion.pipeline import runs
 
 ctx = profiles.setup(profile, device, seed)
 ctx = runs.precompute("linear_estimators", ctx)  # its experiments first, one process per core where cores allow

@@ -62,7 +62,7 @@ from operator import gt
 
 from IPython.display import Markdown, display
 
-from companion import profiles, runs
+from companion import profiles
 from companion.claims import (
     MEDIAN,
     Claims,
@@ -75,11 +75,12 @@ from companion.claims import (
     less_than,
     within,
 )
+from companion.claims.expectations import _fmt as fmt
 from companion.events import NOT_OBSERVED, observed
-from companion.expectations import _fmt as fmt
 from companion.experiments import progress_measures as ex
 from companion.figures import progress_measures as figs
 from companion.figures import progress_measures_seeds as sfigs
+from companion.pipeline import runs
 from companion.theory import progress_measures as theory
 
 ctx = profiles.setup(profile, device, seed)

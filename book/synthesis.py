@@ -46,11 +46,12 @@ seed = 0
 # %% tags=["remove-cell"]
 from IPython.display import Markdown, display
 
-from companion import profiles, runs
+from companion import profiles
 from companion.claims import Claims
 from companion.experiments import synthesis as ex
 from companion.experiments.synthesis import record
 from companion.figures import synthesis as figures
+from companion.pipeline import runs
 
 ctx = profiles.setup(profile, device, seed)
 ctx = runs.precompute("synthesis", ctx)  # its experiments first, one process per core where cores allow

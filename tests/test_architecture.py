@@ -8,20 +8,29 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "src" / "companion"
-FOLDERS = ("data", "models", "train", "measures", "theory", "experiments", "figures")
-#: what each folder may import from the library (besides itself and the leaf modules below)
+#: the library's packages: the science (data → models → train/measures/theory → experiments → figures)
+#: and the book machine (store → claims → pipeline)
+FOLDERS = ("data", "models", "train", "measures", "theory", "experiments", "figures", "store", "claims", "pipeline")
+#: what each package may import from the library (besides itself and the leaf modules below)
 ALLOWED = {
     "data": set(),
     "models": {"data"},
-    "train": {"models", "data", "theory", "slices"},
-    "measures": {"models", "data", "train", "events", "slices"},
-    "theory": {"models", "data", "measures", "events", "slices"},
-    "experiments": {"data", "models", "train", "measures", "theory", "cache", "kept", "events", "profiles",
-                    "slices", "claims", "expectations", "runs"},
+    "train": {"models", "data", "theory", "store"},
+    "measures": {"models", "data", "events", "store"},
+    "theory": {"models", "data", "measures", "events", "store"},
+    "experiments": {"data", "models", "train", "measures", "theory", "store", "events", "profiles", "claims"},
     "figures": {"plotting", "events"},
+    # storing results: entries at the bottom; the @experiment cache, kept results, slices, tasks, upkeep
+    "store": {"numerics"},
+    # deciding claims: expectations and the record at the bottom; hypotheses, tables, the recorder
+    "claims": {"events", "store"},
+    # running and publishing the book: runs, execute, report, publish, build, kept paper-scale results
+    "pipeline": {"store", "claims", "experiments", "profiles", "numerics"},
 }
-#: modules with no library imports of their own, usable everywhere
+#: modules with no library imports of their own (but one another), usable everywhere
 LEAVES = {"settings", "linalg"}
+#: what may sit at the top of ``companion/``: the leaves every package uses, and the command line
+TOP = {"__init__", "__main__", "cli", "events", "linalg", "numerics", "plotting", "profiles", "settings"}
 MAX_LINES = 400
 
 
@@ -52,6 +61,89 @@ def test_each_folder_imports_only_what_the_architecture_allows(folder):
         if bad:
             wrong[str(path.relative_to(LIB))] = sorted(bad)
     assert not wrong, f"imports outside the architecture: {wrong}"
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(LIB.parent).with_suffix("")
+    return ".".join(rel.parts).removesuffix(".__init__")
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module → the library modules it imports, at the top of the file or inside a function
+    (``from companion.x import y`` names module ``companion.x.y`` where that is a module)."""
+    files = {module_name(p): p for p in modules(LIB)}
+    graph = {}
+    for mod, path in files.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("companion"):
+                for a in node.names:
+                    found.add(f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in files else node.module)
+            elif isinstance(node, ast.Import):
+                found |= {a.name for a in node.names if a.name in files}
+        graph[mod] = (found & files.keys()) - {mod}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycles_not_even_inside_functions():
+    assert not cycles(import_graph()), f"import cycles: {cycles(import_graph())}"
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert not cycles({"a": {"b"}, "b": set()})
+
+
+def test_library_imports_sit_at_the_top_of_the_file():
+    """An import inside a function hides a dependency; the few that must stay there (a heavy
+    import a light module avoids) say so in a comment on the line."""
+    hidden = []
+    for path in modules(LIB):
+        lines = path.read_text().splitlines()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for inner in ast.walk(node):
+                    if (isinstance(inner, ast.ImportFrom) and (inner.module or "").startswith("companion")
+                            and "#" not in lines[inner.lineno - 1]):
+                        hidden.append(f"{path.relative_to(LIB)}:{inner.lineno}")
+    assert not hidden, f"library imports inside functions, without a comment saying why: {sorted(set(hidden))}"
+
+
+def test_only_leaves_and_the_command_line_sit_at_the_top_of_the_package():
+    loose = sorted(p.stem for p in LIB.glob("*.py") if p.stem not in TOP)
+    assert not loose, f"modules loose at the top of companion/ (move them into their package): {loose}"
 
 
 def test_no_module_is_longer_than_a_reader_can_hold_in_mind():

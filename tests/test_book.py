@@ -14,8 +14,8 @@ import subprocess
 import pytest
 from conftest import ROOT, companion
 
-from companion.build import toc_chapters
 from companion.claims import load_claims
+from companion.pipeline.build import toc_chapters
 
 OUT = ROOT / "_build" / "test-smoke"
 PLAYWRIGHT = ROOT / ".vendor" / "node_modules" / "playwright-core"

@@ -112,7 +112,7 @@ def test_failing_chapter_is_named_and_the_others_render(tiny_book, tmp_path):
 SAFE = {
     "quick": """
         # %%
-        from companion import cache
+        from companion.store import cache
         from companion.claims import Claims, at_least
         claims = Claims("quick", profile)
 
@@ -195,7 +195,7 @@ def test_a_killed_build_leaves_the_book_and_the_finished_experiment(safe_book):
     while not list((root / "cache").rglob("square-*.pkl")) and time.time() < deadline:
         time.sleep(0.5)
     time.sleep(3)  # into the slow chapter
-    from companion.execute import kill_tree
+    from companion.pipeline.execute import kill_tree
 
     kill_tree(proc.pid)  # power loss: no cleanup runs
     proc.communicate()
@@ -230,7 +230,7 @@ def test_a_failing_chapter_keeps_its_last_good_page(safe_book):
 
 @pytest.mark.slow
 def test_a_second_build_is_refused_while_one_runs(safe_book):
-    from companion.dirlock import DirLock
+    from companion.store.dirlock import DirLock
 
     root, env = safe_book
     before = snapshot(root / "_build")
@@ -272,7 +272,7 @@ def test_a_terminated_build_stops_its_chapters_and_keeps_the_book(safe_book):
     while not list((root / "_build" / "builds").glob("*/jobs/slow.json")) and time.time() < deadline:
         time.sleep(0.5)
     time.sleep(5)
-    from companion.execute import _descendants
+    from companion.pipeline.execute import _descendants
 
     chapter_processes = _descendants(proc.pid)
     assert chapter_processes

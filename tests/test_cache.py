@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from companion import cache
+from companion.store import cache, entries
 
 
 @dataclass(frozen=True)
@@ -38,18 +38,18 @@ def test_second_call_is_served_from_the_cache(isolated):
 
 
 def test_key_covers_every_config_field_and_the_device(isolated):
-    base = cache.key("f", Cfg(), "cpu")
-    assert cache.key("f", Cfg(x=0.5000001), "cpu") != base
-    assert cache.key("f", Cfg(name="b"), "cpu") != base
-    assert cache.key("f", Cfg(), "cuda:0") != base
-    assert cache.key("g", Cfg(), "cpu") != base
-    assert cache.key("f", Cfg(), "cpu") == base
+    base = entries.key("f", Cfg(), "cpu")
+    assert entries.key("f", Cfg(x=0.5000001), "cpu") != base
+    assert entries.key("f", Cfg(name="b"), "cpu") != base
+    assert entries.key("f", Cfg(), "cuda:0") != base
+    assert entries.key("g", Cfg(), "cpu") != base
+    assert entries.key("f", Cfg(), "cpu") == base
 
 
 def test_key_covers_the_library_source(isolated, monkeypatch):
-    base = cache.key("f", Cfg(), "cpu")
-    monkeypatch.setattr(cache, "_source_hash", "another library")
-    assert cache.key("f", Cfg(), "cpu") != base
+    base = entries.key("f", Cfg(), "cpu")
+    monkeypatch.setattr(entries, "_source_hash", "another library")
+    assert entries.key("f", Cfg(), "cpu") != base
 
 
 def test_interrupted_build_resumes_without_recomputing(isolated):
@@ -78,16 +78,16 @@ def test_corrupt_entry_is_detected_and_recomputed(isolated, capsys):
 
 def test_store_is_atomic_and_leaves_no_temporary_files(isolated, monkeypatch):
     path = isolated / "cache" / "x.pkl"
-    cache.store(path, {"a": 1})
+    entries.save(path, {"a": 1})
 
     def fail(*a, **k):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", fail)
     with pytest.raises(OSError):
-        cache.store(path, {"a": 2})
+        entries.save(path, {"a": 2})
     monkeypatch.undo()
-    assert cache.load(path) == (True, {"a": 1})  # the old entry is intact
+    assert entries.load(path) == (True, {"a": 1})  # the old entry is intact
     assert [p.name for p in path.parent.iterdir()] == ["x.pkl"]
 
 
@@ -103,7 +103,7 @@ def test_fresh_ignores_entries_written_before_the_build_started(isolated, monkey
 
 def test_unsupported_config_values_are_refused():
     with pytest.raises(TypeError):
-        cache.key("f", {"fn": print}, "cpu")
+        entries.key("f", {"fn": print}, "cpu")
 
 
 def test_verify_finds_a_truncated_entry_and_prune_removes_it(isolated):
@@ -128,14 +128,14 @@ def test_verify_finds_a_truncated_entry_and_prune_removes_it(isolated):
 
 
 def test_no_experiment_depends_on_a_module_left_out_of_the_library_hash():
-    """The cache key leaves out the modules that decide and show verdicts (``cache.VERDICT_MODULES``):
+    """The cache key leaves out the modules that decide and show verdicts (``entries.VERDICT_MODULES``):
     no module that defines an experiment may import one of them, directly or through another module."""
     import ast
     from pathlib import Path
 
-    from companion.cache import VERDICT_MODULES
+    from companion.store.entries import VERDICT_MODULES
 
-    pkg = Path(cache.__file__).parent
+    pkg = Path(cache.__file__).parents[1]
 
     def name(path: Path) -> str:
         rel = path.relative_to(pkg).with_suffix("")

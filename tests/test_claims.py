@@ -25,7 +25,7 @@ from companion.claims import (
     verdict,
     within,
 )
-from companion.claims_text import diff, diff_text, weak
+from companion.claims.text import diff, diff_text, weak
 from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
 
 
@@ -216,7 +216,7 @@ def test_the_median_interval_covers_the_median_at_its_level():
     true median ½; the interval must contain it in at least 95% of 4000 samples for n = 6 … 40."""
     import numpy as np
 
-    from companion.expectations import median_interval
+    from companion.claims.expectations import median_interval
 
     rng = np.random.default_rng(0)
     for n in (6, 9, 16, 25, 40):
@@ -342,7 +342,7 @@ def test_a_value_from_draws_whose_interval_crosses_the_bound_is_undecided(tmp_pa
 def test_the_bootstrap_interval_of_a_mean_covers_it_at_about_its_level():
     """Coverage by simulation against the known mean of normal draws (n = 30 draws, 200 samples): a
     percentile bootstrap of the mean covers the true mean in about 95% of samples (here ≥ 88%)."""
-    from companion.expectations import bootstrap_interval
+    from companion.claims.expectations import bootstrap_interval
 
     rng = np.random.default_rng(1)
     hits = 0

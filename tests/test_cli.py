@@ -3,7 +3,7 @@
 import pytest
 from conftest import companion
 
-from companion.execute import validate_parameters
+from companion.pipeline.execute import validate_parameters
 from companion.profiles import ParameterError, departures, one_of, resolve_device, select
 
 
@@ -128,7 +128,7 @@ def test_claims_without_a_build_says_so(tmp_path):
     ("§3.3.2 / Eq. 15", ["Eq. 15", "§3.3.2"]),
 ])
 def test_report_items_of_a_paper_reference(ref, items):
-    from companion.report import paper_items
+    from companion.pipeline.report import paper_items
 
     assert paper_items(ref) == items
 
@@ -140,7 +140,7 @@ def test_report_thumbnails_take_each_items_first_figure_from_its_caption_or_head
 
     import nbformat
 
-    from companion.report import figure_thumbnails, items_named, report_markdown
+    from companion.pipeline.report import figure_thumbnails, items_named, report_markdown
 
     assert items_named("Fig. 5 — MED tracks the test loss for p = 97") == ["Fig. 5"]
     assert items_named("The task and the model") == []
@@ -174,7 +174,7 @@ def test_report_thumbnails_take_each_items_first_figure_from_its_caption_or_head
     more = figure_thumbnails({"synth": tmp_path / "synth.ipynb"}, tmp_path / "static")
     assert more == {("synth", "figure:synth-clocks"): "../_static/thumbs/synth-synth-clocks.png"}
     from companion.claims import Prediction, at_most
-    from companion.hypotheses import decide_hypothesis
+    from companion.claims.hypotheses import decide_hypothesis
 
     hyp = decide_hypothesis("synth", "cpu", "h", ref="Levi et al.", setting="linear", quantity="q",
                             prediction=Prediction("Levi et al.", "says", at_most(1.0), "ratio > 1"),
@@ -186,8 +186,8 @@ def test_report_thumbnails_take_each_items_first_figure_from_its_caption_or_head
 def test_chapters_start_longest_path_first_and_the_synthesis_after_the_chapters_it_reuses(tmp_path):
     import json
 
-    from companion.build import REUSES, longest_first
-    from companion.execute import next_startable
+    from companion.pipeline.build import REUSES, longest_first
+    from companion.pipeline.execute import next_startable
 
     assert REUSES["synthesis"] == ("linear_estimators",)
     chapters = ["grokking", "synthesis", "lazy_rich", "groktransfer", "linear_estimators"]

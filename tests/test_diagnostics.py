@@ -406,9 +406,8 @@ def test_transfer_probe_ranks_a_grokked_embedding_above_a_random_one():
     initialised from a random embedding of the same shape, as does the pure Fourier embedding."""
     from companion.data.embeddings import Pairs
     from companion.data.modular import modular_arithmetic
-    from companion.measures.transfer import transfer_probe
     from companion.models import fnn
-    from companion.train.groktransfer import train_ensemble
+    from companion.train.groktransfer import train_ensemble, transfer_probe
 
     p = 23
     spec = fnn.FNNSpec("table", p, 8, (64,), p)

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from companion.claims import Claims, Prediction, at_least, between, less_than, load_claims, markdown_table
-from companion.hypotheses import verdict_table, written_verdict
+from companion.claims.hypotheses import verdict_table, written_verdict
 
 LAZY = Prediction("Kumar et al.", "the kernel moves before test accuracy rises", less_than(1.0),
                   "the kernel moves only after test accuracy has risen")
@@ -95,7 +95,7 @@ def test_a_hypothesis_whose_test_clock_never_arrived_is_not_applicable_not_refut
 
 
 def test_a_diagnostic_that_does_not_beat_the_null_clock_is_not_supported(tmp_path):
-    from companion.hypotheses import NULL_FACTOR, null_beaten
+    from companion.claims.hypotheses import NULL_FACTOR, null_beaten
 
     c = Claims("synthesis", "cpu", directory=tmp_path)
     close = [1.0, 1.1, 0.95]  # within the band, and the crossing sits on t_test
@@ -118,7 +118,7 @@ def test_a_diagnostic_that_does_not_beat_the_null_clock_is_not_supported(tmp_pat
 
 def test_a_group_of_definitions_none_applicable_is_not_applicable():
     from companion.claims import Claim
-    from companion.hypotheses import group_verdict
+    from companion.claims.hypotheses import group_verdict
 
     def rec(v):
         return Claim("x", "r", "s", 1.0, "e", v, "cpu", "synthesis", kind="hypothesis")
@@ -129,7 +129,7 @@ def test_a_group_of_definitions_none_applicable_is_not_applicable():
 
 
 def test_report_lists_hypotheses_apart(tmp_path):
-    from companion.report import report_markdown
+    from companion.pipeline.report import report_markdown
 
     c = Claims("synthesis", "cpu", directory=tmp_path)
     c.hypothesis("med", ref="Gu et al. §3", setting="quadratic MLP", quantity="MED drop",

@@ -1,12 +1,12 @@
 """Every chapter round-trips through jupytext (py:percent → notebook → py:percent, with the
 project's jupytext.toml) unchanged, so editing it in JupyterLab as a paired notebook cannot
-corrupt the source. Normalise a chapter with `python -m companion.chapters_format`."""
+corrupt the source. Normalise a chapter with `python -m companion.pipeline.chapters_format`."""
 
 import jupytext
 import pytest
 from conftest import ROOT
 
-from companion.build import read_toc, toc_chapters
+from companion.pipeline.build import read_toc, toc_chapters
 
 CHAPTERS = sorted((ROOT / "book").glob("*.py"))
 

@@ -1,5 +1,5 @@
 """Kept paper-scale results: their file format, provenance, the kept-only view, and a book page
-that shows them beside the cpu build (companion.kept, companion.scales, companion.build)."""
+that shows them beside the cpu build (companion.store.kept, companion.pipeline.scales, companion.pipeline.build)."""
 
 import hashlib
 import json
@@ -12,7 +12,8 @@ import pytest
 import torch
 from conftest import companion
 
-from companion import cache, kept, scales
+from companion.pipeline import scales
+from companion.store import cache, entries, kept
 
 
 @pytest.fixture()
@@ -65,7 +66,7 @@ def test_keep_writes_provenance_and_a_kept_result_is_found_whatever_the_library(
     assert meta["config"] == {"__class__": "Cfg", "n": 3} and meta["chapter"] == "demo"
     assert {"device", "torch", "commit", "library", "date", "seconds"} <= meta.keys()
     assert kept.staleness(meta) is None
-    monkeypatch.setattr(cache, "_source_hash", "a later library")  # the cache misses; kept is still found
+    monkeypatch.setattr(entries, "_source_hash", "a later library")  # the cache misses; kept is still found
     assert kept.find(cube.experiment_name, Cfg(3)) == path
     assert "changed" in kept.staleness(meta)
     monkeypatch.setattr(cache, "REUSE_KEPT", True)
@@ -237,11 +238,11 @@ def test_rekey_finds_a_result_whose_experiment_moved_and_whose_config_was_rename
     """A kept file written before a refactor (experiment in another module, config class under an
     old name, without a field added since at its default) is renamed to where today's library
     looks for it; its values and provenance are untouched."""
-    from companion.cache import _canonical
     from companion.experiments import grokking
+    from companion.store.entries import canonical
 
     cfg = grokking.config("smoke")
-    old = _canonical(cfg)
+    old = canonical(cfg)
     old["__class__"] = "GrokkingRun"  # the class's old name
     del old["seed"]  # a field added later, at its default
     old_name = "companion.experiments.old_home.training_run"

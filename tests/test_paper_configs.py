@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 import torch
 
-from companion import runs
+from companion.pipeline import runs
 
 GPU_BYTES = 78 * 2 ** 30  # the smallest GPU the paper profiles are meant for (an H100 80 GB)
 
@@ -140,11 +140,11 @@ def test_fig3e_sweep_runs_at_its_shapes_and_its_batch_fits(isolated):
     from companion.experiments import lazy_rich as ex
 
     cfg = ex.config("fig3e", "paper")
-    from companion import cache
+    from companion.store import entries
 
     small = replace(cfg, values=cfg.values[:2])
     name = ex.quad_sweep.experiment_name
-    rows = runs.dry_run([runs.Task("lazy_rich", name, small, "cpu", cache.key(name, small, "cpu"))],
+    rows = runs.dry_run([runs.Task("lazy_rich", name, small, "cpu", entries.key(name, small, "cpu"))],
                         verbose=False, check=True)
     assert rows[0]["status"] != "probe failed", rows[0]["error"]
     S, q = len(cfg.values), cfg.base

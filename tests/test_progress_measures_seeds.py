@@ -41,9 +41,9 @@ def test_fig5_claims_read_the_seeds_that_grok_and_the_prime_with_the_most_seeds(
     """A seed that never reaches the onset is a control, never a case; a kept page with fewer seeds at some primes
     claims the prime that has the most; the control pool counts a run two figures share once and skips a figure
     with no kept runs."""
-    from companion import kept
     from companion.experiments import progress_measures as ex
     from companion.experiments.progress_measures import sweeps
+    from companion.store import kept
 
     loss = np.array([1.0, 0.9, 0.8, 0.7])
     groks, stalls = _hist([0, 0.5, 0.96, 0.99], train_loss=loss), _hist([0, 0.3, 0.4, 0.5], train_loss=loss)

@@ -1,4 +1,5 @@
-"""Runs in slices: probes, the time limit, checkpoints and resuming (companion.slices, companion.runs)."""
+"""Runs in slices: probes, the time limit, checkpoints and resuming (companion.store.slices,
+companion.pipeline.runs)."""
 
 import time
 from dataclasses import dataclass, replace
@@ -8,8 +9,8 @@ import pytest
 import torch
 from conftest import companion
 
-from companion import cache, slices
 from companion.experiments import grokking
+from companion.store import cache, entries, slices
 
 
 @pytest.fixture(autouse=True)
@@ -50,7 +51,7 @@ def test_a_time_limited_run_resumes_bit_for_bit(isolated):
     out, n = run_in_slices(grokking.training_run, cfg, 0.3)
     assert n >= 3, "the slices were too long to test resuming"
     assert same_history(reference, out)
-    assert slices.pending_checkpoints(cache.key(grokking.training_run.experiment_name, cfg, "cpu")) == []
+    assert slices.pending_checkpoints(entries.key(grokking.training_run.experiment_name, cfg, "cpu")) == []
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def test_an_experiment_with_two_loops_skips_the_finished_one_when_resumed(isolat
     """When the deadline falls in the second loop, the first loop is checkpointed as done, so the
     resumed experiment restores it instead of training it again; the result is unchanged."""
     reference = two_phase.__wrapped__(TwoPhase(), "cpu")
-    k = cache.key(two_phase.experiment_name, TwoPhase(), "cpu")
+    k = entries.key(two_phase.experiment_name, TwoPhase(), "cpu")
     states = []
     for _ in range(200):
         slices.configure(deadline=time.time() + 0.25)
@@ -166,8 +167,8 @@ def test_parallel_workers_compute_each_experiment_once(tmp_path):
 def test_every_chapter_plans_its_experiments_without_running_them(profile, isolated):
     """`companion run` and runs.precompute list a chapter's experiments from its run_all with every
     experiment returning nothing: no chapter may read a result while planning."""
-    from companion import runs
     from companion.experiments import CHAPTERS
+    from companion.pipeline import runs
 
     n = len(cache.computed)
     for chapter in CHAPTERS:
@@ -180,7 +181,8 @@ def test_a_chapter_precomputed_by_worker_processes_gets_the_numbers_it_computes_
     """runs.precompute (a chapter built alone on several cores): every experiment computed in
     one-thread workers is bit for bit what the chapter's own process computes; nothing is done
     again once cached, and nothing at all at smoke or with one worker."""
-    from companion import profiles, runs
+    from companion import profiles
+    from companion.pipeline import runs
 
     ctx = profiles.RunContext("cpu", "cpu", 0, 1, torch.__version__)
     tasks = runs.plan("grokking", "smoke", "cpu")  # the smoke runs, as if they were a chapter's at cpu

@@ -19,7 +19,16 @@ import sys
 import time
 from pathlib import Path
 
-from companion.profiles import DEFAULT_PROFILE, DEVICES, PROFILES, ParameterError, one_of
+from companion import profiles
+from companion.claims import VERDICTS, claim_files, load_claims
+from companion.claims.text import diff_text, text_table, weak
+from companion.experiments import CHAPTERS
+from companion.pipeline import build, runs
+from companion.profiles import DEFAULT_PROFILE, DEVICES, PROFILES, ParameterError, check_seed, one_of
+from companion.store import entries, kept, upkeep
+from companion.store.dirlock import DirLock
+from companion.store.entries import repo_root
+from companion.store.kept import device_name
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -41,8 +50,6 @@ def parse_param(text: str) -> tuple[str, object]:
 def seed_arg(text: str) -> int:
     """``--seed``: a whole number ≥ 0 (argparse turns the error into the one-line usage error, exit 2)."""
     try:
-        from companion.profiles import check_seed
-
         return check_seed(int(text))
     except (ValueError, ParameterError):
         raise argparse.ArgumentTypeError(f"seed must be a whole number ≥ 0, got {text!r}") from None
@@ -52,8 +59,6 @@ def claims_folder(path: Path) -> Path:
     """A claims folder given as itself or as the build output folder that holds it (``_build``)."""
     if (path / "claims").is_dir():
         path = path / "claims"
-    from companion.claims import claim_files
-
     if not path.is_dir() or not claim_files(path):
         raise ParameterError(f"no claims (*.json) under {path}: give a build's claims folder or its output folder "
                              "(a build still running publishes its claims when it ends)")
@@ -61,8 +66,6 @@ def claims_folder(path: Path) -> Path:
 
 
 def find_root() -> Path:
-    from companion.cache import repo_root
-
     root = repo_root() or repo_root(Path(__file__).resolve().parent)
     if root is None:
         raise ParameterError("no _toc.yml here or above: run companion from the book's repository")
@@ -131,8 +134,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         if args.command == "build":
-            from companion import build
-
             root = find_root()
             one_of("profile", args.profile, PROFILES)
             one_of("device", args.device, DEVICES)
@@ -148,12 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "cache":
             return cache_command(args.action, args.dry_run, args.wait)
         if args.command == "claims":
-            from companion.claims import VERDICTS, load_claims
-            from companion.claims_text import text_table
-
             if args.diff:
-                from companion.claims_text import diff_text
-
                 a, b = (claims_folder(d) for d in args.diff)
                 text, gating = diff_text(a, b)
                 print(text)
@@ -164,8 +160,6 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"companion: no claims under {out / 'claims'}; run `companion build` first")
                 return 1
             if args.weak:
-                from companion.claims_text import weak
-
                 fragile = weak(records)
                 for c, why in fragile:
                     print(f"{c.chapter}/{c.id} ({c.paper_ref}): {'; '.join(why)}")
@@ -195,16 +189,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def cache_command(action: str, dry_run: bool = False, wait: bool = False) -> int:
     """``companion cache verify`` / ``companion cache prune [--dry-run]``."""
-    from companion import cache, cache_upkeep
-    from companion.dirlock import DirLock
-
-    root = cache.cache_dir()
+    root = entries.cache_dir()
 
     def mb(n: int) -> str:
         return f"{n / 1e6:9.2f} MB"
 
     if action == "verify":
-        rows = cache_upkeep.verify(root)
+        rows = upkeep.verify(root)
         bad = [r for r in rows if r[2]]
         for path, n, problem in bad:
             print(f"  DAMAGED {mb(n)}  {path.relative_to(root)}: {problem}")
@@ -213,14 +204,14 @@ def cache_command(action: str, dry_run: bool = False, wait: bool = False) -> int
               + (" — `companion cache prune` removes them; a build would recompute them" if bad else ""))
         return 1 if bad else 0
     with DirLock(root, "the results cache", wait=wait):
-        rows = cache_upkeep.prunable(root)
+        rows = upkeep.prunable(root)
         for path, n, why in rows:
             print(f"  {mb(n)}  {path.relative_to(root)}  ({why})")
         total = sum(n for _, n, _ in rows)
         if not dry_run:
-            cache_upkeep.remove([p for p, _, _ in rows])
+            upkeep.remove([p for p, _, _ in rows])
         print(f"[cache] {'would remove' if dry_run else 'removed'} {len(rows)} item(s), {mb(total).strip()}, "
-              f"from {root}; kept the entries of this library version ({cache.entries_dir().name})")
+              f"from {root}; kept the entries of this library version ({entries.entries_dir().name})")
     return 0
 
 
@@ -237,10 +228,6 @@ def run(chapters: list[str], profile: str, device: str, seed: int, dry_run: bool
     Exit status: 0 when every experiment is done, 3 when the time limit stopped the run (run the
     same command again to continue), 1 when an experiment failed.
     """
-    from companion import cache, profiles
-    from companion.dirlock import DirLock
-    from companion.experiments import CHAPTERS
-
     one_of("profile", profile, PROFILES)
     for ch in chapters:
         one_of("chapter", ch, list(CHAPTERS))
@@ -249,14 +236,12 @@ def run(chapters: list[str], profile: str, device: str, seed: int, dry_run: bool
     if time_limit is not None and time_limit <= 0:
         raise ParameterError(f"--time-limit must be a positive number of seconds, got {time_limit}")
     profiles.resolve_device(device)
-    with DirLock(cache.cache_dir(), "the results cache", wait=wait):  # one run per cache, after validation
+    with DirLock(entries.cache_dir(), "the results cache", wait=wait):  # one run per cache, after validation
         return _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only, skip, check)
 
 
 def _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only, skip, check) -> int:
     import platform
-
-    from companion import cache, profiles, runs
 
     started = time.time()
     deadline = started + time_limit - time_margin(time_limit) if time_limit else None
@@ -277,11 +262,9 @@ def _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only,
                                                               "failed")}
     wall = time.time() - started
     print(f"[run] {counts['computed']} experiment(s) computed, {counts['done before']} done before "
-          f"(cache: {cache.cache_dir()}), {counts['stopped'] + counts['not started']} left for the next run, "
+          f"(cache: {entries.cache_dir()}), {counts['stopped'] + counts['not started']} left for the next run, "
           f"{counts['failed']} failed, in {wall:.1f} s on {ctx.device}")
     if keep:
-        from companion import kept
-
         runs.log_run({"date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "chapters": chapters, "profile": profile,
                       "device": kept.device_name(ctx.device), "torch": ctx.torch_version, "jobs": jobs,
                       "time_limit": time_limit, "wall_s": round(wall, 1), "commit": kept.commit(),
@@ -294,6 +277,4 @@ def _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only,
 
 
 def runs_device_name(device: str) -> str:
-    from companion.kept import device_name
-
     return device_name(device)

@@ -30,6 +30,8 @@ import os
 import platform
 from pathlib import Path
 
+from companion.settings import one_of
+
 #: the kernel choices pinned in every process (an explicit setting in the environment wins)
 PINNED = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
 #: ``COMPANION_NUMERICS`` values: ``avx2`` (the default, :data:`PINNED`), ``compatible`` (oneMKL's
@@ -44,8 +46,6 @@ DTYPES = ("float32", "float64")
 
 def settings(mode: str | None = None) -> dict[str, str]:
     """The environment settings of ``mode`` (default: ``COMPANION_NUMERICS``, else ``avx2``)."""
-    from companion.settings import one_of
-
     mode = one_of("COMPANION_NUMERICS", mode or os.environ.get("COMPANION_NUMERICS") or "avx2", MODES)
     if mode == "native":
         return {}

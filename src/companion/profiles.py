@@ -125,7 +125,7 @@ def _count(name: str) -> int:
 
 def workers() -> int:
     """Processes that compute a chapter's experiments before it reads them
-    (:func:`companion.runs.precompute`): ``COMPANION_WORKERS`` if set, else 1.
+    (:func:`companion.pipeline.runs.precompute`): ``COMPANION_WORKERS`` if set, else 1.
 
     Each runs one experiment at a time on :func:`threads` threads, exactly as the chapter would
     in its own process, so more workers change the wall time and not the numbers. Measured on
@@ -145,7 +145,7 @@ class RunContext:
     seed: int
     threads: int
     torch_version: str
-    precomputed: str = ""  # what companion.runs.precompute did, if anything
+    precomputed: str = ""  # what companion.pipeline.runs.precompute did, if anything
 
     def describe(self) -> str:
         if os.environ.get("COMPANION_KEPT_ONLY"):
@@ -192,7 +192,7 @@ def setup(profile: str = DEFAULT_PROFILE, device: str = "auto", seed: int = 0) -
     keep_freed_memory()
     torch.manual_seed(seed)
     random.seed(seed)
-    from companion import plotting
+    from companion import plotting  # matplotlib only where a chapter sets up: the CLI imports this module
 
     plotting.use_style()
     return RunContext(profile, dev, seed, threads(), torch.__version__)

@@ -21,6 +21,8 @@ import math
 import numpy as np
 import torch
 
+from companion.settings import one_of
+
 PRIMES = (2, 3, 5, 7, 11, 13, 17)
 KINDS = ("onehot", "binary", "fourier", "text")
 
@@ -88,8 +90,6 @@ def text_embedding(p: int) -> tuple[np.ndarray | None, str]:
 
 def embedding(kind: str, p: int) -> tuple[np.ndarray | None, str]:
     """(p, d) unit-norm embedding table of the integers and a note."""
-    from companion.settings import one_of
-
     one_of("embedding", kind, KINDS)
     if kind == "text":
         return text_embedding(p)

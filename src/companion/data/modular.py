@@ -154,8 +154,6 @@ def hole_mask(a: torch.Tensor, b: torch.Tensor, shape: str, hole: int) -> torch.
     """Pairs held out by design (Gu et al. Fig. 3, Table 1): ``square`` = {a ≤ hole, b ≤ hole},
     ``strip`` = {a ≤ hole, any b}; ``random`` holds nothing out by design. ``b`` is the operand
     before the offset."""
-    from companion.settings import one_of
-
     one_of("split shape", shape, SPLIT_SHAPES)
     if shape == "square":
         return (a <= hole) & (b <= hole)

@@ -4,7 +4,7 @@ Every chapter module defines
 
 * frozen config dataclasses whose defaults are the paper's values, and the profiles
   (``smoke``/``cpu``/``paper``) as ``dataclasses.replace`` of them;
-* experiment functions decorated with :func:`companion.cache.experiment`;
+* experiment functions decorated with :func:`companion.store.cache.experiment`;
 * ``run_all(profile, device, seed)``, which computes every experiment the chapter shows, so
   that ``companion run CHAPTER`` can fill the cache on a machine without Jupyter.
 
@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
+
+from companion.settings import one_of
 
 CHAPTERS = {
     "grokking": "companion.experiments.grokking",
@@ -27,7 +29,5 @@ CHAPTERS = {
 
 
 def chapter_module(name: str) -> ModuleType:
-    from companion.settings import one_of
-
     one_of("chapter", name, list(CHAPTERS))
     return importlib.import_module(CHAPTERS[name])

@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from companion.cache import experiment
 from companion.data.modular import OPERATIONS, SPLITS, modular_arithmetic
 from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
 from companion.models.transformer import Transformer, TransformerConfig
 from companion.profiles import select, unstated
 from companion.settings import one_of
+from companion.store import cache, kept
+from companion.store.cache import experiment
 from companion.train import TrainConfig, train, train_batched, weight_norm
 
 TITLE = "Grokking on modular addition"
@@ -114,8 +115,6 @@ def training_runs(cfgs: list[GrokkingConfig], device: str = "cpu") -> list[dict]
     """:func:`training_run` for configs that differ only in seed, trained as one tensor program
     (:func:`companion.train.train_batched`); each history is cached (and kept) under
     :func:`training_run`'s own key, and equals that single run's on the CPU."""
-    from companion import cache, kept
-
     if kept.viewing():  # a page of kept results never trains: each one is kept or NotKept
         return [training_run(x, device) for x in cfgs]
     todo = [c for c in cfgs if not cache.done(training_run, c, device)]

@@ -245,8 +245,6 @@ def ntk_deviation(res: dict, s) -> str:
 
 def sooner_count(ratios: list, k: float = 3) -> str:
     """How many seeds were at least ``k``× sooner among those where both arms reached the event."""
-    from companion.events import observed
-
     both = [x for x in ratios if observed(x)]
     if not both:
         return "no seed where both reached it"

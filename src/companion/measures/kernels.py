@@ -25,6 +25,8 @@ import torch
 from torch import nn
 from torch.func import functional_call, jacrev, jvp, vmap
 
+from companion.models.fnn import embedding_matrix
+
 Tensor = torch.Tensor
 
 
@@ -199,8 +201,6 @@ def linearise(model: nn.Module, params0: dict | None = None) -> Callable[[dict, 
 def _fnn_parts(m, x: Tensor):
     """Activations a₀…a_{L−1}, backward signals δ₁…δ_L of g = Σ_c f_c/√k, and the per-token
     signals at the embedding (n, 2, d), of one FNN member ``m`` (:class:`companion.models.fnn.FNNModule`)."""
-    from companion.models.fnn import embedding_matrix
-
     P = {n: v.detach() for n, v in m.P.items()}
     E = embedding_matrix({n: v[None] for n, v in P.items()})[0]
     n_layers = len(m.spec.widths) + 1

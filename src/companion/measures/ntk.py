@@ -18,8 +18,8 @@ from typing import Callable
 import numpy as np
 import torch
 
-from companion import slices
 from companion.linalg import solve
+from companion.store import slices
 
 Tensor = torch.Tensor
 

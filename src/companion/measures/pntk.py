@@ -13,6 +13,7 @@ import math
 import torch
 
 from companion.measures.kernels import kernel_distance  # noqa: F401  (its home is measures.kernels)
+from companion.measures.ntk import empirical_ntk
 
 
 def pntk(forward, params: dict, x: torch.Tensor) -> torch.Tensor:
@@ -21,8 +22,6 @@ def pntk(forward, params: dict, x: torch.Tensor) -> torch.Tensor:
     ``forward(params, x) -> (N, k)`` is a functional model of ONE network; the Jacobian is the
     book's :func:`companion.measures.ntk.empirical_ntk` on the flattened parameters.
     """
-    from companion.measures.ntk import empirical_ntk
-
     names = list(params)
     shapes = [params[k].shape for k in names]
     sizes = [params[k].numel() for k in names]

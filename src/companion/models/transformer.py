@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from companion.settings import one_of
+
 
 @dataclass(frozen=True)
 class TransformerConfig:
@@ -29,8 +31,6 @@ class TransformerConfig:
     unembed_scale: str = "d_vocab"  # W_U init std 1/√d_vocab (Nanda) or 1/√d_model (Gu et al.)
 
     def __post_init__(self):
-        from companion.settings import one_of
-
         one_of("unembed_scale", self.unembed_scale, ("d_vocab", "d_model"))
 
     @property

@@ -27,8 +27,9 @@ import math
 import numpy as np
 import torch
 
-from companion import slices
 from companion.linalg import solve
+from companion.measures.ntk import kernel_alignment
+from companion.store import slices
 
 Tensor = torch.Tensor
 
@@ -215,8 +216,6 @@ def run_closure(X: Tensor, y: Tensor, T: Tensor | None, wbar0: Tensor, M0: Tenso
         out["weight_norm2"].append(trM)
         out["rel_change2"].append((trM - 2 * trR + tr0) / tr0)
         if cka_X is not None and cka_every and t % cka_every == 0:
-            from companion.measures.ntk import kernel_alignment
-
             K = ntk_from_stats(cka_X, cka_X, w if linearised else M1[:, :D, D], M, ep)
             out["cka"].append(kernel_alignment(K, cka_y))
             cka_steps.append(t)

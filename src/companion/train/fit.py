@@ -7,7 +7,7 @@ steps, the evaluation schedule (:func:`log_steps` or :func:`every`) and what to 
 :func:`fit` owns everything in between: zeroing and computing gradients, an optional gradient
 filter (GrokFast, :mod:`companion.train.grokfast`), the optimizer step with a linear warmup,
 stopping, and the checkpoints that let an interrupted run resume
-(:func:`companion.slices.steps`).
+(:func:`companion.store.slices.steps`).
 
 Convention: ``record(t)`` sees the parameters after ``t`` updates (``t = 0`` is the
 initialisation), for every ``t`` of the schedule including ``steps``; returning ``True`` stops
@@ -28,7 +28,7 @@ from typing import Callable, Collection, Sequence
 import numpy as np
 import torch
 
-from companion import slices
+from companion.store import slices
 
 GradFilter = Callable[[list[torch.Tensor], dict], None]
 

@@ -1,16 +1,20 @@
 """GrokTransfer's training loops (Xu et al. 2025), all by :func:`companion.train.fit.fit`:
 ensembles of the feed-forward nets of :mod:`companion.models.fnn` (full-batch AdamW with
 per-member lr and weight decay), the two-layer XOR nets of :mod:`companion.models.xor_net`
-(full-batch GD with weight decay) and the target f_L of Theorem 3.2 (plain GD on V)."""
+(full-batch GD with weight decay) and the target f_L of Theorem 3.2 (plain GD on V); and the
+transfer probe (:func:`transfer_probe`), GrokTransfer's target trained briefly on any embedding as a
+diagnostic of how much of the task that embedding already makes easy."""
 
 from __future__ import annotations
 
 import numpy as np
 import torch
 
+from companion.data.embeddings import Pairs
+from companion.data.modular import modular_arithmetic
 from companion.data.xor import XORData
 from companion.models import xor_net
-from companion.models.fnn import LOSSES, FNNSpec, embedding_matrix, forward, loss_and_acc
+from companion.models.fnn import LOSSES, FNNSpec, embedding_matrix, forward, init_params, loss_and_acc
 from companion.settings import one_of
 from companion.train.fit import every, fit
 from companion.train.optim import BatchedOptimizer, make_optimizer
@@ -184,3 +188,30 @@ def train_target_fl(U: torch.Tensor, train_data: XORData, test_data: XORData, ep
         state=(save, load))
     return {key: np.asarray(v) for key, v in H.items()} | {"z_test": zte.numpy(), "y_test": test_data.y.numpy(),
                                                             "signal_test": test_data.signal.numpy()}
+
+
+# --------------------------------------------------------------------------- the transfer probe
+def transfer_probe(embedding: torch.Tensor, p: int, *, op: str = "add", train_frac: float = 0.3,
+                   data_seed: int = 0, d_embed: int = 32, width: int = 128, lr: float = 1e-2,
+                   weight_decay: float = 1.0, init_scale: float = 1.0, steps: int = 300, seed: int = 0,
+                   n_seeds: int = 1, normalise: bool = True, device: str | None = None) -> float:
+    """Mean final test accuracy of ``n_seeds`` fresh targets W₃φ(W₂φ(W₁[E_a; E_b])), E = A·B, with A
+    the first p rows of ``embedding`` (p, d) (a transformer's ``W_E`` has an extra ``=`` row) and
+    B, W fresh (PyTorch's default init × ``init_scale``, target seed ``seed``), all trained
+    ``steps`` full-batch AdamW steps on ``op`` mod p (the split of
+    :func:`companion.data.modular.modular_arithmetic` with ``train_frac``, ``data_seed``).
+
+    ``normalise`` rescales A to unit RMS row norm, so that embeddings of differently scaled models
+    are compared by their structure (GrokTransfer copies A unscaled). The seeds train as one
+    ensemble (:func:`train_ensemble`). The probe's sizes and
+    optimiser settings are this book's (the paper's targets are (128, 512, 512) trained 10⁴ steps).
+    """
+    A = embedding.detach()[:p].float().cpu()
+    if normalise:
+        A = A / A.pow(2).sum(1).mean().sqrt().clamp_min(1e-12)
+    data = Pairs(modular_arithmetic(p, op, train_frac, data_seed))
+    spec = FNNSpec("lowrank", p, d_embed, (width, width), p, rank=A.shape[1])
+    P = init_params(spec, [init_scale] * n_seeds, seed, A=A.expand(n_seeds, *A.shape))
+    dev = device or str(embedding.device)
+    h = train_ensemble(P, spec, data, lr, weight_decay, steps, eval_every=steps, device=dev)
+    return float(h["test_acc"][:, -1].mean())

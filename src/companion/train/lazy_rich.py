@@ -26,6 +26,7 @@ import torch
 
 from companion.models.committee import activation
 from companion.models.lazy_rich import tanh_mlp, tanh_mlp_params, torch_linear_init
+from companion.theory.lazy_rich import population_terms
 from companion.train.fit import fit
 from companion.train.history import history_state
 from companion.train.optim import BatchedOptimizer
@@ -58,8 +59,6 @@ def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, eta0, steps: int
     :class:`~companion.train.optim.BatchedOptimizer` ``"sgd"`` with heavy-ball ``momentum`` and
     the per-run step ``η = η0 N/α²``.
     """
-    from companion.theory.lazy_rich import population_terms
-
     S, P, D = X.shape
     N = W0.shape[-2]
     dt = X.dtype

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from companion.train.ensemble import Ensemble
 from companion.train.fit import fit
 from companion.train.history import history_state
 from companion.train.optim import BatchedOptimizer
@@ -29,8 +30,6 @@ def train_scaled_transformers(models, datas, alphas, lrs, wds, steps: int, log_a
     from these runs, can no longer change; its later entries are NaN), and training stops when
     no member is left. Returns ``(K, n_logged)`` arrays and ``step``."""
     from torch.func import functional_call, vmap
-
-    from companion.train.ensemble import Ensemble
 
     ens = Ensemble(models)
     params = ens.parameters()
@@ -97,8 +96,6 @@ def train_linearised_transformers(models, datas, linearise, alpha: float, lr: fl
     (relative): the two events Fig. 13c's claim reads. Returns ``(K, n_logged)`` arrays
     ``train_loss``, ``test_loss``, ``lin_train``, ``lin_test`` and ``step``."""
     from torch.func import vmap
-
-    from companion.train.ensemble import Ensemble
 
     ens = Ensemble(models)
     inner, p = models[0].model, models[0].p  # the architecture; every member's parameters are passed in

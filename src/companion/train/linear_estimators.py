@@ -14,6 +14,7 @@ from companion.data.modular import addition_table, split_masks
 from companion.data.teacher_student import gaussian_layer, two_layer_inputs
 from companion.models.linear_teacher_student import ACTIVATIONS, two_layer
 from companion.models.quadratic_mlp import quadratic_mlp
+from companion.settings import one_of
 from companion.train.fit import every, fit
 from companion.train.history import HISTORY, history_state, stacked_history
 from companion.train.optim import BatchedOptimizer
@@ -32,8 +33,6 @@ def train_two_layer(d_in: int, d_h: int, d_out: int, n_train: int, n_gen: int, a
     ``n_evals`` log-spaced steps (⌊geomspace(1, steps)⌋ and 0), the kernel h = ½(‖S₀‖² + ‖S₁‖²)
     of Eq. 17 at the same steps, and the ``activations``.
     """
-    from companion.settings import one_of
-
     for a in activations:
         one_of("activation", a, ACTIVATIONS)
     A = len(activations)

@@ -20,6 +20,8 @@ from typing import Sequence
 
 import torch
 
+from companion.settings import one_of
+
 OPTIMIZERS = ("adamw", "adam", "sgd")
 
 
@@ -42,8 +44,6 @@ class BatchedOptimizer:
 
     def __init__(self, params: list[torch.Tensor], name: str = "adamw", lr=1e-3, weight_decay=0.0,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, momentum: float = 0.0):
-        from companion.settings import one_of
-
         one_of("optimizer", name, OPTIMIZERS)
         self.params, self.name = list(params), name
         M = self.params[0].shape[0]
@@ -105,8 +105,6 @@ def make_optimizer(params, name: str = "adamw", lr=1e-3, weight_decay=0.0,
                    betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, momentum: float = 0.0):
     """``torch.optim``'s optimizer for shared hyper-parameters; :class:`BatchedOptimizer` when
     ``lr`` or ``weight_decay`` has one value per member."""
-    from companion.settings import one_of
-
     one_of("optimizer", name, OPTIMIZERS)
     params = list(params)
     if _per_member(lr) or _per_member(weight_decay):

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from companion.train.ensemble import Ensemble
 from companion.train.fit import fit, log_steps
 from companion.train.trainer import HISTORY, TrainConfig, _history_state, optimizer_for
 
@@ -42,8 +43,6 @@ def train_mse_batched(models: list[nn.Module], datas: list, cfg: TrainConfig, *,
     """:func:`companion.train.trainer.train_batched` with the squared error of the module
     docstring (``n_classes``: one-hot targets; None: real targets with ``acc_eps``); full batch,
     ``cfg``'s optimizer (plain GD is ``sgd`` with weight decay 0)."""
-    from companion.train.ensemble import Ensemble
-
     if n_classes is None and acc_eps is None:
         raise ValueError("real-valued targets need acc_eps (the accuracy threshold on the squared error)")
     K = len(models)

@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from companion.settings import one_of, unstated
+from companion.train.ensemble import Ensemble, ensemble_loss
 from companion.train.fit import GradFilter, fit, log_steps
 from companion.train.optim import OPTIMIZERS, make_optimizer
 
@@ -210,8 +211,6 @@ def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
     gradients (K, ...): a filter that is elementwise per parameter entry, such as GrokFast's EMA,
     is then K independent filters. ``snapshot_at``: as in :func:`train`.
     """
-    from companion.train.ensemble import Ensemble, ensemble_loss
-
     K = len(models)
     if cfg.batch_size is not None and any(cfg.batch_size < len(d.train_y) for d in datas):
         raise ValueError("train_batched is full batch only")

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from companion.data.digits import SKLEARN_DIGITS, digits_source
+from companion.data.embeddings import text_embedding_model
 from companion.experiments.groktransfer.common import (  # noqa: F401  (the chapter's names)
     Delays,
     Hyperparams,
@@ -114,13 +116,11 @@ from companion.experiments.groktransfer.xor import (  # noqa: F401
     xor_weak,
     xor_wide,
 )
+from companion.profiles import departures_table as table
 
 
 def substitutions() -> dict:
     """What replaces a paper's dataset or pretrained model here (departure rows at every profile)."""
-    from companion.data.digits import SKLEARN_DIGITS, digits_source
-    from companion.data.embeddings import text_embedding_model
-
     out = {"Fig. 2 text": [("text embedding", "OpenAI text-embedding-3-small (128-d, an API)",
                             text_embedding_model() or "none: the panel is skipped")]}
     if digits_source() == SKLEARN_DIGITS:
@@ -130,8 +130,6 @@ def substitutions() -> dict:
 
 def departures_table(profile: str):
     """:func:`companion.profiles.departures_table` of every experiment of the chapter."""
-    from companion.profiles import departures_table as table
-
     grid = " ((init, lr, wd): its grid's choice)" if GRIDS[profile] is not None else ""
     pairs = {f"Fig. 1b GrokTransfer{grid}": (FIG1B["add"][profile].transfer, FIG1B["add"]["paper"].transfer),
              f"Fig. 1b scratch{grid}": (FIG1B["add"][profile].scratch, FIG1B["add"]["paper"].scratch),

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
-from companion.settings import unstated
+from companion.settings import one_of, unstated
 
 SELECTION_RULES = ("best", "first", "partial", "crossing")
 
@@ -50,8 +50,6 @@ class WeakModel:
     seed: int = 0  # data split and init
 
     def __post_init__(self):
-        from companion.settings import one_of
-
         one_of("operation", self.op, ("add", "mul"))
 
 
@@ -76,8 +74,6 @@ def select_weak(hist: dict, rule: str = "best", threshold: float = 0.3) -> dict:
     member, epoch, test/train accuracy and the embedding A (V, d_W). (The rule fixed in advance
     for every weak seed is :func:`select_partial`.)
     """
-    from companion.settings import one_of
-
     one_of("selection rule", rule, SELECTION_RULES)
     idx = np.searchsorted(hist["epoch"], hist["snapshot_epoch"])
     te = hist["test_acc"][:, idx]  # (M, S)

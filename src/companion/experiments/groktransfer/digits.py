@@ -6,10 +6,11 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from companion.cache import experiment
+from companion.data.digits import load_digits_dataset
 from companion.experiments.groktransfer.common import Hyperparams, Split, select_weak, selection_record, time_gap
 from companion.models import fnn
 from companion.settings import unstated
+from companion.store.cache import experiment
 from companion.train.groktransfer import train_ensemble
 
 
@@ -56,8 +57,6 @@ DIGITS = {"paper": DIGITS_PAPER, "cpu": DIGITS_CPU, "smoke": DIGITS_SMOKE}
 def digits(cfg: Digits, device: str = "cpu") -> dict:
     """Fig. 14: the weak MLP (stopped at ``weak_target_acc``), the GrokTransfer target and the
     scratch target."""
-    from companion.data.digits import load_digits_dataset
-
     xtr, ytr, xte, yte, source = load_digits_dataset(cfg.n_train, cfg.n_test, cfg.seed)
     data = Split(xtr, ytr, xte, yte)
     D = xtr.shape[1]

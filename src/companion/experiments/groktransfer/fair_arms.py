@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from companion.cache import experiment
 from companion.events import NOT_OBSERVED, first_crossing, observed
 from companion.experiments.groktransfer.common import Hyperparams, premise_met, seeded
 from companion.experiments.groktransfer.modular import TargetBatch, TransferPair, fnn_targets
+from companion.store.cache import experiment
 
 
 @dataclass(frozen=True)

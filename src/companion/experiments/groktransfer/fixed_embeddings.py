@@ -8,11 +8,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from companion.cache import experiment
+from companion.data import embeddings
+from companion.data.embeddings import KINDS
+from companion.data.modular import modular_arithmetic
 from companion.events import NOT_OBSERVED
 from companion.experiments.groktransfer.common import Hyperparams, Split, delays
+from companion.measures import pntk
 from companion.models import fnn
-from companion.settings import unstated
+from companion.settings import one_of, unstated
+from companion.store.cache import experiment
 from companion.train.groktransfer import train_ensemble
 
 
@@ -24,9 +28,6 @@ class FixedRun:
     hyper: Hyperparams  # the paper's configuration for this embedding
 
     def __post_init__(self):
-        from companion.data.embeddings import KINDS
-        from companion.settings import one_of
-
         one_of("embedding", self.kind, KINDS)
 
 
@@ -74,10 +75,6 @@ FIG2 = {"paper": FIXED_PAPER, "cpu": FIXED_CPU, "smoke": FIXED_SMOKE}
 def fig2(cfg: FixedEmbeddings, device: str = "cpu") -> dict:
     """Figs. 2 and 3: train one FNN per fixed embedding; record accuracies and the pNTK kernel
     distance from initialisation."""
-    from companion.data import embeddings
-    from companion.data.modular import modular_arithmetic
-    from companion.measures import pntk
-
     d = embeddings.Pairs(modular_arithmetic(cfg.p, "add", cfg.train_frac, cfg.seed))
     out = {}
     for run in cfg.runs:

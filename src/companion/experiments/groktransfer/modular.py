@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from companion.cache import experiment
 from companion.data.embeddings import Pairs
+from companion.data.modular import modular_arithmetic
+from companion.events import observed
 from companion.experiments.groktransfer.common import (
     SELECTION_RULES,
     Hyperparams,
@@ -27,7 +28,8 @@ from companion.experiments.groktransfer.common import (
     time_gap,
 )
 from companion.models import fnn
-from companion.settings import unstated
+from companion.settings import one_of, unstated
+from companion.store.cache import experiment
 from companion.train.groktransfer import train_ensemble
 
 TARGET_KINDS = ("transfer", "scratch", "random", "merge")
@@ -63,15 +65,11 @@ class TargetBatch:
     seed: int = 0  # target init
 
     def __post_init__(self):
-        from companion.settings import one_of
-
         one_of("target kind", self.kind, TARGET_KINDS)
         one_of("selection rule", self.select, SELECTION_RULES)
 
 
 def _data(w: WeakModel) -> Pairs:
-    from companion.data.modular import modular_arithmetic
-
     return Pairs(modular_arithmetic(w.p, w.op, w.train_frac, w.seed))
 
 
@@ -334,8 +332,6 @@ class CheckpointSweep:
 def checkpoint_sweep(transfer: dict, weak: dict, gap_threshold: float = 0.95) -> CheckpointSweep:
     """:class:`CheckpointSweep` of a transfer batch whose members are fixed weak checkpoints."""
     from scipy.stats import spearmanr
-
-    from companion.events import observed
 
     rows = []
     for i, (_, _, _, c) in enumerate(transfer["members"]):

@@ -7,11 +7,11 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from companion.cache import experiment
 from companion.data.xor import sparse_parity
 from companion.experiments.groktransfer.common import Hyperparams, Split, select_weak, selection_record
 from companion.models import fnn
 from companion.settings import unstated
+from companion.store.cache import experiment
 from companion.train.groktransfer import train_ensemble
 
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from companion.cache import experiment
+from companion import profiles
+from companion.data.modular import modular_arithmetic
 from companion.data.xor import sparse_parity
 from companion.events import NOT_OBSERVED, first_crossing, observed
 from companion.experiments.groktransfer.common import (
@@ -18,7 +19,11 @@ from companion.experiments.groktransfer.common import (
     Split,
     WeakModel,
     delays,
+    seeded,
+    select,
     selection_record,
+    sooner,
+    worst,
 )
 from companion.experiments.groktransfer.modular import (
     WEAK_ADD,
@@ -30,8 +35,13 @@ from companion.experiments.groktransfer.modular import (
     WEAK_MUL_SMOKE,
     weak_modular,
 )
-from companion.settings import unstated
+from companion.models.lowrank_transformer import LowRankEmbedding, scale_init
+from companion.models.transformer import Transformer, TransformerConfig
+from companion.settings import one_of, unstated
+from companion.store.cache import experiment
+from companion.train import TrainConfig, grokfast, train
 from companion.train.fit import every
+from companion.train.trainer import train_batched
 
 TRANSFORMER_KINDS = ("transfer", "scratch", "grokfast", "random")
 
@@ -60,8 +70,6 @@ class TransformerRun:
     seed: int = 0  # init
 
     def __post_init__(self):
-        from companion.settings import one_of
-
         one_of("transformer kind", self.kind, TRANSFORMER_KINDS)
         one_of("selection rule", self.select, SELECTION_RULES)
 
@@ -69,10 +77,6 @@ class TransformerRun:
 def _tf_model(cfg: TransformerRun, seed: int, wk: dict | None, device: str):
     """One member: the transformer of ``cfg`` with init seed ``seed`` (and for ``transfer`` the
     weak embedding of weak seed ``seed``, chosen by ``cfg.select``); returns (model, selection)."""
-    from companion.experiments.groktransfer.common import select
-    from companion.models.lowrank_transformer import LowRankEmbedding, scale_init
-    from companion.models.transformer import Transformer, TransformerConfig
-
     w = cfg.weak
     base = scale_init(Transformer(TransformerConfig(w.p, cfg.d_model, cfg.n_heads, cfg.d_mlp, cfg.n_layers),
                                   seed=cfg.seed + seed), cfg.hyper.init_scale)
@@ -95,10 +99,6 @@ def tf_run(cfg: TransformerRun, device: str = "cpu") -> dict:
     trained as one batch (GrokFast too: its filter acts on the stacked gradients, entry by
     entry, so each seed's is its own). Seed 0's history at the top level (for the figures); ``seeds``: every
     seed's ``step``/``train_acc``/``test_acc``."""
-    from companion.data.modular import modular_arithmetic
-    from companion.train import TrainConfig, grokfast, train
-    from companion.train.trainer import train_batched
-
     w = cfg.weak
     data = modular_arithmetic(w.p, w.op, w.train_frac, w.seed).to(device)
     wk = weak_modular(w, device) if cfg.kind == "transfer" else None
@@ -214,15 +214,12 @@ def tf_runs(profile: str, op: str = "add", fig: str = "8b") -> dict:
     """The transformer runs of Fig. 8a/13 left (``fig="8a"``) or Fig. 8b/16 (``"8b"``) on
     ``op`` at ``profile`` (:data:`TF_RUNS`), by role: transfer, scratch, grokfast, random,
     transfer_30."""
-    from companion.profiles import one_of, select
-
-    return select(TF_RUNS[one_of("figure", fig, tuple(TF_RUNS))][one_of("operation", op, ("add", "mul"))], profile)
+    runs = TF_RUNS[one_of("figure", fig, tuple(TF_RUNS))][one_of("operation", op, ("add", "mul"))]
+    return profiles.select(runs, profile)
 
 
 def transformer_results(profile: str, op: str, fig: str, seed: int, device: str) -> dict:
     """Figs. 8, 13 left, 16: :func:`tf_run` of every run of :func:`tf_runs`, by role."""
-    from companion.experiments.groktransfer.common import seeded
-
     return {k: tf_run(seeded(c, seed), device) for k, c in tf_runs(profile, op, fig).items()}
 
 
@@ -251,8 +248,6 @@ def seed_test_epochs(run: dict, threshold: float = 0.9) -> list:
 
 def transformer_race(runs: dict, threshold: float = 0.9) -> TransformerRace:
     """:class:`TransformerRace` of a Fig. 8b/16 set of runs (same budget for both arms)."""
-    from companion.experiments.groktransfer.common import sooner
-
     a, b = seed_test_epochs(runs["transfer"], threshold), seed_test_epochs(runs["grokfast"], threshold)
     gf = [float(h["train_acc"][-1]) for h in runs["grokfast"].get("seeds", [runs["grokfast"]])]
     return TransformerRace(a, b, [sooner(y, x) for x, y in zip(a, b)], gf, int(runs["transfer"]["step"][-1]))
@@ -261,8 +256,6 @@ def transformer_race(runs: dict, threshold: float = 0.9) -> TransformerRace:
 def race_sooner(late: dict, early: dict, threshold: float = 0.9) -> list:
     """Per seed, how many times sooner run ``early`` reaches ``threshold`` test accuracy than run
     ``late`` (not observed unless both do)."""
-    from companion.experiments.groktransfer.common import sooner
-
     return [sooner(a, b) for a, b in zip(seed_test_epochs(late, threshold), seed_test_epochs(early, threshold))]
 
 
@@ -338,10 +331,6 @@ def _bits_to_tokens(v: torch.Tensor) -> torch.Tensor:
 def tf_parity(cfg: TransformerParity, device: str = "cpu") -> dict:
     """Fig. 13 right: one transformer per depth in ``layers``, from scratch on parity, for seed
     ``cfg.seed`` (its data and initialisation; :func:`tf_parity_seeds` runs every seed)."""
-    from companion.models.lowrank_transformer import scale_init
-    from companion.models.transformer import Transformer, TransformerConfig
-    from companion.train import TrainConfig, train
-
     xtr, ytr = sparse_parity(cfg.q, cfg.k, cfg.n_train, cfg.seed)
     xte, yte = sparse_parity(cfg.q, cfg.k, cfg.n_test, cfg.seed + cfg.test_seed_offset)
     data = Split(_bits_to_tokens(xtr).to(device), _bits_to_tokens(ytr).to(device),
@@ -373,8 +362,6 @@ class ParityTransformerDelays:
 
 def parity_transformer_delays(runs: list[dict]) -> ParityTransformerDelays:
     """:class:`ParityTransformerDelays` of :func:`tf_parity_seeds` (one result per seed)."""
-    from companion.experiments.groktransfer.common import worst
-
     by_depth: dict[int, list[Delays]] = {L: [delays(r[L]["step"], r[L]["train_acc"], r[L]["test_acc"]) for r in runs]
                                          for L in runs[0]}
     return ParityTransformerDelays(by_depth, [worst([ds[i].ratio for ds in by_depth.values()])

@@ -9,11 +9,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from companion.cache import experiment
 from companion.data.xor import xor_data
-from companion.events import first_crossing
+from companion.events import first_crossing, ratio
 from companion.models import xor_net
 from companion.settings import unstated
+from companion.store.cache import experiment
 from companion.train.groktransfer import train_target_fl, train_xor
 
 
@@ -273,8 +273,6 @@ def _three(f: dict) -> bool:
 
 def xor_summary(wide: dict, weak: dict) -> XORSummary:
     """:class:`XORSummary` of :func:`xor_wide` and :func:`xor_weak` results."""
-    from companion.events import ratio
-
     ws = wide["seeds"]
     wide_delay = [ratio(first_crossing(wide["step"], te, 0.9), first_crossing(wide["step"], tr, 1.0))
                   for tr, te in zip(ws["train_acc"], ws["test_acc"])]

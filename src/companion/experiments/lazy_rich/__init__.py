@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from companion.data.digits import SKLEARN_DIGITS, digits_source
 from companion.experiments.lazy_rich.closure import (
     DELAYED,
     FIG3A_PROFILES,
@@ -117,6 +118,8 @@ from companion.experiments.lazy_rich.transformer import (
     shared_transformer,
     transformer_linearised,
 )
+from companion.profiles import departures_table as table
+from companion.profiles import one_of, select
 
 __all__ = ["CONFIGS", "DELAYED", "RICH_ALPHA", "SMALL_LAM", "RUNNERS", "QuadraticRun", "Sweep", "alignment_numerator",
            "config", "control_values",
@@ -170,8 +173,6 @@ def _reseed(cfg, seed: int):
 
 def config(name: str, profile: str, seed: int = 0):
     """The config of one figure's experiment at ``profile``, its seeds shifted by ``seed``."""
-    from companion.profiles import one_of, select
-
     one_of("experiment", name, list(CONFIGS))
     return _reseed(select(CONFIGS[name], profile), seed)
 
@@ -189,9 +190,6 @@ def run_all(profile: str, device: str = "cpu", seed: int = 0) -> None:
 
 def departures_table(profile: str):
     """Markdown table of every field where the profile departs from the paper's settings."""
-    from companion.data.digits import SKLEARN_DIGITS, digits_source
-    from companion.profiles import departures_table as table
-
     substituted = {}
     if digits_source() == SKLEARN_DIGITS:  # no MNIST files given (COMPANION_MNIST_DIR)
         substituted["fig6a"] = [("dataset", "MNIST", "scikit-learn 8×8 digits")]

@@ -10,7 +10,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from companion.cache import experiment
 from companion.events import NOT_OBSERVED, observed
 from companion.experiments.lazy_rich.measures import (
     half_times,
@@ -23,7 +22,9 @@ from companion.experiments.lazy_rich.measures import (
     transpose,
 )
 from companion.linalg import solve
+from companion.measures.ntk import kernel_alignment
 from companion.settings import unstated
+from companion.store.cache import experiment
 from companion.theory import lazy_rich as th
 from companion.train.fit import log_steps
 
@@ -228,8 +229,6 @@ def _run_batch(runs: list[QuadraticRun], linearised: bool = False, device: str =
 def quad_sweep(cfg: Sweep, device: str = "cpu") -> dict:
     """All runs of a sweep through the exact closure in one batch (chapter Figs. 3a, 3b, 3e, 7,
     9, 10, 14), with each run's initial kernel–target alignment (Fig. 3b)."""
-    from companion.measures.ntk import kernel_alignment
-
     seeds = cfg.seeds or (cfg.base.seed,)
     runs = [replace(cfg.base, **dict(zip(cfg.fields, v)), seed=s) for s in seeds for v in cfg.values]  # seed-major
     res = _run_batch(runs, device=device, dtype=cfg.dtype)

@@ -9,10 +9,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from companion.cache import experiment
 from companion.experiments.lazy_rich.closure import DT
 from companion.experiments.lazy_rich.measures import half_times, increasing, ratio, seed_views, split_seeds, transpose
+from companion.measures.ntk import eigenvector_labels, kernel_alignment
 from companion.settings import unstated
+from companion.store.cache import experiment
 from companion.theory import lazy_rich as th
 from companion.train.fit import log_steps
 from companion.train.lazy_rich import run_committee
@@ -57,8 +58,6 @@ FIG19_PROFILES = {"paper": FIG19, "cpu": replace(FIG19, base=replace(FIG19.base,
 def _eig_run(cfg: EigenvectorLabels, seeds: tuple = ()) -> dict:
     """The runs of every label index j for each data seed (weight seed = seed + 1), in one batch
     (seed-major); results split per seed by :func:`split_seeds`."""
-    from companion.measures.ntk import eigenvector_labels, kernel_alignment
-
     seeds = seeds or (cfg.seed,)
     J, P = len(cfg.js), cfg.P
     Xs, W0s, ys, ckas = [], [], [], []

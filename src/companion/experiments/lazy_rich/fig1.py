@@ -10,11 +10,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from companion.cache import experiment
 from companion.events import NOT_OBSERVED
 from companion.experiments.lazy_rich.closure import DT, QuadraticRun, stack_runs, task
 from companion.experiments.lazy_rich.measures import half_times, ratio, seed_views, tracks_until, train_at, transpose
 from companion.settings import unstated
+from companion.store.cache import experiment
 from companion.theory import lazy_rich as th
 from companion.train.fit import log_steps
 from companion.train.lazy_rich import run_committee

@@ -8,7 +8,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from companion.cache import experiment
+from companion.data.digits import load_digits_dataset
+from companion.data.modular import modular_arithmetic
 from companion.events import NOT_OBSERVED, first_crossing, observed
 from companion.experiments.lazy_rich.measures import (
     crossing,
@@ -21,7 +22,9 @@ from companion.experiments.lazy_rich.measures import (
     transpose,
 )
 from companion.settings import unstated
+from companion.store.cache import experiment
 from companion.train.fit import log_steps
+from companion.train.lazy_rich import train_digits_mlp, train_modular_mlp, train_st_linearised, train_student_teacher
 
 PAPER_LR0 = 100.0  # Fig. 2: the paper's learning rate; epochs are reported in its units
 
@@ -55,9 +58,6 @@ SHOWN_SCALE = 1.0  # Figs. 2a, b and 16 show the run at s = 1
 @experiment
 def fig2(cfg: ModularMLP, device: str = "cpu") -> dict:
     """Chapter Figs. 2 and 16: one batched run per output scale."""
-    from companion.data.modular import modular_arithmetic
-    from companion.train.lazy_rich import train_modular_mlp
-
     data = modular_arithmetic(cfg.p, "add", cfg.train_frac, cfg.seed)
     r = train_modular_mlp(data, cfg.scales, cfg.N, cfg.steps, log_steps(cfg.steps, cfg.n_log), cfg.lr0, cfg.seed,
                           init_seeds=cfg.init_seeds)
@@ -127,8 +127,6 @@ FIG17_PROFILES = {"paper": FIG17,
 @experiment
 def student_teacher(cfg: StudentTeacher, device: str = "cpu") -> dict:
     """Chapter Figs. 8, 17 and 18: one batched run per output scale, accuracy per threshold."""
-    from companion.train.lazy_rich import train_student_teacher
-
     r = train_student_teacher(cfg.scales, cfg.steps, log_steps(cfg.steps, cfg.n_log), thresholds=cfg.thresholds,
                               seeds=cfg.seeds)
     r["scales"] = list(cfg.scales)
@@ -234,8 +232,6 @@ FIG13B_PROFILES = {"paper": StudentTeacherLinearised(),
 @experiment
 def fig13b(cfg: StudentTeacherLinearised, device: str = "cpu") -> dict:
     """Chapter Fig. 13b: the student and its linearisation, both trained with AdamW."""
-    from companion.train.lazy_rich import train_st_linearised
-
     return train_st_linearised(cfg.steps, log_steps(cfg.steps, cfg.n_log), width=cfg.width, seeds=cfg.seeds)
 
 
@@ -284,9 +280,6 @@ FIG6A_PROFILES = {"paper": FIG6A,
 def fig6a(cfg: Digits, device: str = "cpu") -> dict:
     """Chapter Fig. 6a: one run per (seed, α) on MNIST (if given) or scikit-learn's digits, all one
     batched tensor program."""
-    from companion.data.digits import load_digits_dataset
-    from companion.train.lazy_rich import train_digits_mlp
-
     seeds = cfg.seeds or (cfg.seed,)
     loaded = [load_digits_dataset(cfg.n_train, cfg.n_test, s) for s in seeds]
     r = train_digits_mlp([d[:4] for d in loaded], cfg.alphas, cfg.steps, log_steps(cfg.steps, cfg.n_log),

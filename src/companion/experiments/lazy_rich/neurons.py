@@ -10,12 +10,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from companion.cache import experiment
 from companion.events import NOT_OBSERVED
 from companion.experiments.lazy_rich.closure import DT, QuadraticRun
 from companion.experiments.lazy_rich.measures import half_times, ratio, transpose
 from companion.models.committee import hermite
 from companion.settings import unstated
+from companion.store.cache import experiment
 from companion.train.fit import log_steps
 from companion.train.lazy_rich import run_committee
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from companion.cache import experiment
+from companion.data.modular import modular_arithmetic
 from companion.experiments.lazy_rich.measures import (
     crossing,
     increasing,
@@ -19,8 +19,13 @@ from companion.experiments.lazy_rich.measures import (
     tracks_until,
     transpose,
 )
+from companion.measures.kernels import linearise
+from companion.models.lazy_rich import ScaledTransformer
+from companion.models.transformer import Transformer, TransformerConfig
 from companion.settings import unstated
+from companion.store.cache import experiment
 from companion.train.fit import log_steps
+from companion.train.lazy_rich_transformer import train_linearised_transformers, train_scaled_transformers
 
 
 @dataclass(frozen=True)
@@ -62,11 +67,6 @@ LOSS_LEVEL = 0.1  # the cross-entropy that counts as fitted / generalised
 def transformer(cfg: TransformerSweep, device: str = "cpu") -> dict:
     """Chapter Figs. 6b and 12: one-layer transformer with centred, α-scaled logits; every
     (α, weight decay) run of every seed trained as one batched tensor program (seed-major)."""
-    from companion.data.modular import modular_arithmetic
-    from companion.models.lazy_rich import ScaledTransformer
-    from companion.models.transformer import Transformer, TransformerConfig
-    from companion.train.lazy_rich_transformer import train_scaled_transformers
-
     seeds = cfg.seeds or (cfg.seed,)
     tc = TransformerConfig(p=cfg.p, d_model=cfg.d_model, d_mlp=4 * cfg.d_model, n_heads=cfg.n_heads)
     datas = [modular_arithmetic(cfg.p, "add", cfg.train_frac, s).to(device) for s in seeds for _ in cfg.runs]
@@ -95,7 +95,7 @@ def shared_transformer(cfg: TransformerSweep, device: str = "cpu") -> dict:
     if len(union) == len(cfg.runs):
         return transformer(cfg, device)
     r = transformer(replace(cfg, runs=union), device)
-    return None if r is None else select_runs(r, cfg.runs)  # None: a probe (companion.slices) computed nothing
+    return None if r is None else select_runs(r, cfg.runs)  # None: a probe (companion.store.slices) computed nothing
 
 
 def select_runs(r: dict, runs: tuple) -> dict:
@@ -189,12 +189,6 @@ TRACK_REL = 0.05  # relative train-loss gap that counts as leaving the linearisa
 def transformer_linearised(cfg: TransformerLinearisation, device: str = "cpu") -> dict:
     """Chapter Fig. 13c: the α-scaled transformer and its ``torch.func.jvp`` linearisation, one
     pair per seed, all one batched tensor program."""
-    from companion.data.modular import modular_arithmetic
-    from companion.measures.kernels import linearise
-    from companion.models.lazy_rich import ScaledTransformer
-    from companion.models.transformer import Transformer, TransformerConfig
-    from companion.train.lazy_rich_transformer import train_linearised_transformers
-
     tc = TransformerConfig(p=cfg.p, d_model=cfg.d_model, d_mlp=4 * cfg.d_model, n_heads=cfg.n_heads)
     datas = [modular_arithmetic(cfg.p, "add", cfg.train_frac, s).to(device) for s in cfg.seeds]
     models = [ScaledTransformer(Transformer(tc, seed=s), cfg.p, 1.0).to(device) for s in cfg.seeds]

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from companion.profiles import departures_table as table
 from companion.profiles import select, unstated
+from companion.settings import one_of
 
 
 @dataclass(frozen=True)
@@ -374,14 +376,10 @@ FIGURES = tuple(PAPER)
 
 def config(fig: str, profile: str, seed: int = 0):
     """The configuration of ``fig`` ("fig1", …) at ``profile`` with ``seed`` (if it has one)."""
-    from companion.settings import one_of
-
     cfg = select(PROFILES, profile)[one_of("figure", fig, FIGURES)]
     return replace(cfg, seed=seed) if hasattr(cfg, "seed") else cfg
 
 
 def departures_table(profile: str):
     """Markdown table of every departure of ``profile`` from the paper's settings."""
-    from companion.profiles import departures_table as table
-
     return table({f: (select(PROFILES, profile)[f], PAPER[f]) for f in FIGURES}, profile)

@@ -10,10 +10,10 @@ import warnings
 
 import numpy as np
 
-from companion.cache import experiment
 from companion.events import first_crossing, observed
 from companion.experiments.linear_estimators.configs import Fig4Config, Fig8Config
 from companion.experiments.linear_estimators.teacher_student import theory_curves
+from companion.store.cache import experiment
 from companion.theory import linear_estimators as theory
 from companion.train.linear_estimators import train_quadratic_mlp, train_two_layer
 

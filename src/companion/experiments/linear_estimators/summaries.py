@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from companion.claims.expectations import bootstrap_interval
 from companion.events import NOT_OBSERVED, observed
-from companion.expectations import bootstrap_interval
 from companion.theory import linear_estimators as theory
 
 LOW_LAM = 0.8  # Fig. 1: λ ≤ LOW_LAM is "low λ" (finite-size scatter of the lowest eigenvalues above it)

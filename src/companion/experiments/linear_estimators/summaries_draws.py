@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion.expectations import bootstrap_interval
+from companion.claims.expectations import bootstrap_interval
 from companion.experiments.linear_estimators.summaries import LOSS_FLOOR_PER_EPS, LOW_LAM, log_ratios
 from companion.theory import linear_estimators as theory
 

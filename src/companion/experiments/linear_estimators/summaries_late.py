@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from companion.claims.expectations import bootstrap_interval
 from companion.events import NOT_OBSERVED, first_crossing, observed
-from companion.expectations import bootstrap_interval
+from companion.experiments.linear_estimators.networks import exponent_profile, fit_divergence
 from companion.experiments.linear_estimators.summaries import LATE_T, increasing, seen, worst
 from companion.theory import linear_estimators as theory
 
@@ -243,8 +244,6 @@ class Fig8Summary:
 def fig8(res: dict) -> Fig8Summary:
     """Summary of :func:`~companion.experiments.linear_estimators.networks.fig8`."""
     from scipy import stats
-
-    from companion.experiments.linear_estimators.networks import exponent_profile, fit_divergence
 
     m = res["mod"]
     order = np.argsort(m["alpha"])

@@ -9,7 +9,6 @@ import dataclasses
 import numpy as np
 from scipy import stats
 
-from companion.cache import experiment
 from companion.experiments.linear_estimators.configs import (
     ExpectedLossesConfig,
     Fig1Config,
@@ -21,6 +20,7 @@ from companion.experiments.linear_estimators.configs import (
     Fig7Config,
     InitScaleConfig,
 )
+from companion.store.cache import experiment
 from companion.theory import linear_estimators as theory
 from companion.theory.linear_estimators import LinearGD
 from companion.theory.spectral_gd import SpectralGD, bootstrap_weights, mean_loss_crossings

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from companion.cache import experiment
 from companion.data import polygons
+from companion.events import first_crossing
 from companion.models.resnet import STEMS, ResNet18, ResNet18Config
 from companion.settings import one_of
+from companion.store import kept
+from companion.store.cache import experiment
 from companion.train.progress_measures import train_classifier
 
 
@@ -87,8 +89,6 @@ def image_seeded(cfg: ImageRun, seeds: tuple, device: str = "cpu") -> list[dict]
     on a page of kept results only the kept seeds."""
     from dataclasses import replace
 
-    from companion import kept
-
     out = []
     for s in seeds:
         try:
@@ -104,8 +104,6 @@ def image_seeds(hists: list[dict]) -> dict:
     paper's plateau, 0.3–0.4, sits there), its final value, the largest-class rate, the best test
     accuracy, the jump (first evaluated epoch with test accuracy ≥ 0.95; ``NOT_OBSERVED`` if none)
     and the run's length in epochs."""
-    from companion.events import first_crossing
-
     mid = [h["test_acc"][np.asarray(h["test_epoch"]) >= h["test_epoch"][-1] / 2] for h in hists]
     return {"jump": [first_crossing(np.asarray(h["test_epoch"]), h["test_acc"], 0.95) for h in hists],
             "best_test": [float(h["test_acc"].max()) for h in hists],

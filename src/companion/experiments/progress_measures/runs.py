@@ -13,13 +13,15 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from companion.cache import experiment
 from companion.data.modular import OPERATIONS, SPLIT_SHAPES, hole_mask, modular_split
 from companion.measures.embedding import fourier_gini, med, pair_class_spreads, restricted_excluded_loss, weight_norm_sq
 from companion.models.gu import INITS, EmbedMLP, gu_config, gu_transformer
 from companion.settings import one_of
+from companion.store import cache, kept
+from companion.store.cache import experiment
+from companion.store.tasks import Task
 from companion.theory.progress_measures import same_class_distance
-from companion.train import TrainConfig, log_steps, train
+from companion.train import TrainConfig, log_steps, train, train_batched
 
 MODELS = ("transformer", "mlp")  # the one-layer transformer, or Fig. 4's 2-layer DNN
 #: the operations with f(i, j) = f(j, i): with a shared vocabulary a test pair whose mirror (j, i)
@@ -197,9 +199,6 @@ def modular_runs(runs: list[Run], device: str = "cpu") -> list[dict]:
     """:func:`modular_run` for runs of one :func:`batch_signature`, trained as one batch
     (:func:`companion.train.train_batched`); each result is cached (and kept) under
     :func:`modular_run`'s own key, so figures read it exactly as a single run's."""
-    from companion import cache, kept
-    from companion.train import train_batched
-
     if kept.viewing():  # a page of kept results never trains: each one is kept or NotKept
         return [modular_run(x, device) for x in runs]
     todo = [r for r in runs if not cache.done(modular_run, r, device)]
@@ -229,8 +228,6 @@ def batch_tasks(tasks: list, max_size: int = 24) -> list:
     """For ``companion run``: the ``modular_run`` tasks grouped by :func:`batch_signature` into
     batch tasks of at most ``max_size`` runs (each one tensor program); other tasks unchanged."""
     import hashlib
-
-    from companion.runs import Task
 
     groups: dict = {}
     out = []

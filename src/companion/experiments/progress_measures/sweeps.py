@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from companion.kept import partial
+from companion.events import observed
 from companion.settings import unstated
+from companion.store import kept
+from companion.store.kept import partial
 from companion.train import TrainConfig
 
 from .runs import INITS, Run, modular_run
@@ -149,8 +151,6 @@ def first_seed(runs: dict) -> dict:
 def first_grokking(runs: dict) -> tuple[dict, dict]:
     """(history, seed index) per key of a :func:`~.seeded.seeded` dict: the first seed whose run groks (reaches
     the onset), else the first seed — what a figure draws, so that it shows grokking wherever a seed has it."""
-    from companion.events import observed
-
     from .seeded import onset
 
     idx = {k: next((i for i, h in enumerate(hs) if observed(onset(h))), 0) for k, hs in runs.items()}
@@ -204,9 +204,6 @@ def nongrokking_at(p: int, cfg: dict, device: str) -> list:
     mirror-untrained test accuracy never reaches the :func:`~.seeded.onset`: the same
     task in a run that does not generalise in its budget. A run two figures share is counted once; on a page of
     kept results a figure without kept runs adds none. ``cfg`` maps the chapter's config names to configs."""
-    from companion import kept
-    from companion.events import observed
-
     from .seeded import onset
 
     w, s = cfg["widths"], cfg["fig20"]
@@ -234,8 +231,6 @@ def without_weight_decay(base: Run, seeds: tuple, device: str, p: int | None = N
     """The control the paper's mechanism names (Thm 3.8: weight decay drives the embedding to uniformity): ``base``
     (at modulus ``p`` if given) with weight decay 0, one history per seed (none on a page of kept results that
     lacks them)."""
-    from companion import kept
-
     run = replace(base, p=p or base.p, train=replace(base.train, weight_decay=0.0))
     try:
         return seeded({"no decay": run}, seeds, device)["no decay"]

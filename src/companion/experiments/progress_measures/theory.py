@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from companion.cache import experiment
+from companion.store.cache import experiment
 from companion.theory import progress_measures as gu_theory
 
 

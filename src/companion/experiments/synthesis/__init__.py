@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from companion.experiments.linear_estimators import networks
 from companion.experiments.synthesis.configs import (  # noqa: F401  (the chapter's names)
     ALL_SETTINGS,
     CLOCK_SETTINGS,
@@ -101,7 +102,5 @@ def run_all(profile: str, device: str, seed: int = 0) -> None:
     all_clock_runs(profile, device, ALL_SETTINGS, seed)
     lazy_fits(profile, device, seed)
     laziness_runs(profile, device, all_clock_runs(profile, device, ARMS, seed), seed)
-    from companion.experiments.linear_estimators import networks
-
     for trainer, c in critical_config(profile, seed).runs:  # what critical_runs reads (it reads their results)
         getattr(networks, trainer)(c, device)

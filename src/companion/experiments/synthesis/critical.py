@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from companion.events import NOT_OBSERVED
+from companion.experiments.linear_estimators import networks
 from companion.experiments.linear_estimators.configs import (
     FIG8,
     FIG8_BELOW,
@@ -30,7 +31,8 @@ from companion.experiments.linear_estimators.configs import (
     FIG8_CPU,
     FIG8_SMOKE,
 )
-from companion.settings import unstated
+from companion.profiles import select
+from companion.settings import one_of, unstated
 
 #: which of the linear-estimators chapter's cached experiments trains a run
 TRAINERS = ("fig8", "fig8_below")
@@ -50,8 +52,6 @@ class CriticalFraction:
     n_boot: int = unstated(400)  # seed-bootstrap resamples of the pooled exponent's interval
 
     def __post_init__(self):
-        from companion.settings import one_of
-
         for trainer, _ in self.runs:
             one_of("critical-fraction trainer", trainer, TRAINERS)
 
@@ -74,8 +74,6 @@ CRITICAL_PROFILES = {"paper": CRITICAL, "cpu": CRITICAL_CPU, "smoke": CRITICAL_S
 
 def critical_config(profile: str, seed: int = 0) -> CriticalFraction:
     """The profile's config, every run's first seed ``seed`` (as the linear-estimators chapter's ``config``)."""
-    from companion.profiles import select
-
     cfg = select(CRITICAL_PROFILES, profile)
     return replace(cfg, runs=tuple((t, replace(c, seed=seed)) for t, c in cfg.runs))
 
@@ -84,8 +82,6 @@ def critical_runs(cfg: CriticalFraction, device: str = "cpu") -> list[dict]:
     """Every run's delays (the trainers are cached): per run, p, the fractions, λ = 2/(αp), and per
     (seed, fraction) Δt where observed and the censoring bound steps − t_tr where not (NaN where the
     training accuracy never reached the threshold either)."""
-    from companion.experiments.linear_estimators import networks
-
     out = []
     for trainer, c in cfg.runs:
         m = getattr(networks, trainer)(c, device)["mod"]

@@ -18,10 +18,14 @@ from dataclasses import replace
 
 import torch
 
-from companion.cache import experiment
 from companion.experiments.synthesis.configs import PROFILES, Setting
 from companion.experiments.synthesis.settings import build, embedding, probe_labels
+from companion.measures.embedding import med_invariant, med_normalised
+from companion.measures.kernels import centred_alignment, kernel_distance, module_ntk, stratified_probe
 from companion.profiles import select
+from companion.store.cache import experiment
+from companion.train import train_batched
+from companion.train.synthesis import train_mse_batched
 
 #: the diagnostics recorded on every run (``med_*`` only where the model has an embedding)
 DIAGNOSTICS = ("kernel_distance", "alignment", "med_normalised", "med_invariant", "param_sq")
@@ -37,9 +41,6 @@ def setting(profile: str, name: str, seed: int = 0) -> Setting:
 def diagnostics(cfg: Setting, model: torch.nn.Module, data, i: int) -> dict:
     """Seed i's measures (module docstring), as functions of the model for the trainer's
     ``measures=``; K₀ is taken now, so call this before training."""
-    from companion.measures.embedding import med_invariant, med_normalised
-    from companion.measures.kernels import centred_alignment, kernel_distance, module_ntk, stratified_probe
-
     d = cfg.diagnostics
     labels = probe_labels(cfg, data).cpu()
     n = max(d.min_probe, d.per_class * int(labels.max() + 1))
@@ -68,9 +69,6 @@ def diagnostics(cfg: Setting, model: torch.nn.Module, data, i: int) -> dict:
 def clock_runs(cfg: Setting, device: str = "cpu") -> list[dict]:
     """Every seed of ``cfg`` trained as one batch, with :data:`DIAGNOSTICS` at its evaluation
     steps: one history per seed (keys of :func:`companion.train.train` and the diagnostics)."""
-    from companion.train import train_batched
-    from companion.train.synthesis import train_mse_batched
-
     models, datas = build(cfg, device)
     measures = [diagnostics(cfg, m, d, i) for i, (m, d) in enumerate(zip(models, datas))]
     if cfg.kind in MSE_KINDS:

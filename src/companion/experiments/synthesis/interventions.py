@@ -14,11 +14,13 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from companion.cache import experiment
 from companion.experiments.synthesis.configs import PAPER, Setting
+from companion.experiments.synthesis.experiments import setting
 from companion.experiments.synthesis.settings import build
+from companion.measures.kernels import fnn_ntk, kernel_regression
 from companion.profiles import select
 from companion.settings import unstated
+from companion.store.cache import experiment
 
 
 @dataclass(frozen=True)
@@ -40,8 +42,6 @@ LAZY_TARGETS = ("fnn_transfer", "fnn_scratch")
 
 def lazy_fits(profile: str, device: str, seed: int = 0) -> dict[str, dict]:
     """:func:`lazy_fit` of each of :data:`LAZY_TARGETS` at ``profile``: {setting: per-seed accuracies}."""
-    from companion.experiments.synthesis.experiments import setting
-
     return {n: lazy_fit(replace(select(LAZY, profile), target=setting(profile, n, seed)), device)
             for n in LAZY_TARGETS}
 
@@ -51,8 +51,6 @@ def lazy_fit(cfg: LazyFit, device: str = "cpu") -> dict:
     """Per seed: train and test accuracy of kernel regression with the seed's initial pNTK K₀ (Σ_c f_c/√k,
     :func:`companion.measures.kernels.fnn_ntk`) about the initial outputs, on the one-hot labels of the
     target's training split (:func:`companion.measures.kernels.kernel_regression`)."""
-    from companion.measures.kernels import fnn_ntk, kernel_regression
-
     if not cfg.target.kind.startswith("fnn"):
         raise ValueError(f"lazy_fit reads an FNN target, not {cfg.target.kind!r}")
     models, datas = build(cfg.target, device)

@@ -35,10 +35,16 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from companion.cache import experiment
+from companion.events import observed
 from companion.experiments.synthesis.configs import Setting
+from companion.experiments.synthesis.experiments import diagnostics, setting
 from companion.experiments.synthesis.settings import build
+from companion.experiments.synthesis.summaries import run_clocks
+from companion.models.lazy_rich import OutputScaled
+from companion.profiles import select
 from companion.settings import one_of
+from companion.store.cache import experiment
+from companion.train import train_batched
 
 #: Kumar et al.'s output scales crossed with {scratch, transfer}; α = 1 is the chapter's clock run
 ALPHAS = (0.3, 1.0, 3.0)
@@ -82,10 +88,6 @@ def scaled_runs(cfg: ScaledFNN, device: str = "cpu") -> list[dict]:
     """Every seed of ``cfg.target`` trained at output scale ``cfg.alpha`` as one batch
     (:func:`companion.train.train_batched`, the clock runs' evaluation steps): one history per seed,
     each with ``kernel_distance_end``, the kernel distance where the seed stopped."""
-    from companion.experiments.synthesis.experiments import diagnostics
-    from companion.models.lazy_rich import OutputScaled
-    from companion.train import train_batched
-
     models, datas = build(cfg.target, device)
     kd = [diagnostics(cfg.target, m, d, i)["kernel_distance"] for i, (m, d) in enumerate(zip(models, datas))]
     hists = train_batched([OutputScaled(m, cfg.alpha) for m in models], datas, cfg.train)
@@ -98,9 +100,6 @@ def scaled_runs(cfg: ScaledFNN, device: str = "cpu") -> list[dict]:
 def laziness_runs(profile: str, device: str, runs: dict, seed: int = 0) -> dict[tuple[str, float], list[dict]]:
     """{(arm, α): histories} over the cells of :data:`GRID` at ``profile`` and both arms at α = 1 (from
     ``runs``, the clock runs); the other cells by :func:`scaled_runs`."""
-    from companion.experiments.synthesis.experiments import setting
-    from companion.profiles import select
-
     grid = select(GRID, profile)
     return {(a, al): runs[a] if al == 1.0 else scaled_runs(ScaledFNN(setting(profile, a, seed), al), device)
             for a in ARMS for al in ALPHAS if al == 1.0 or (a, al) in grid}
@@ -108,8 +107,6 @@ def laziness_runs(profile: str, device: str, runs: dict, seed: int = 0) -> dict[
 
 def not_run(profile: str) -> list[tuple[str, float]]:
     """The (arm, α) cells of the full grid that :data:`GRID` leaves out at ``profile``."""
-    from companion.profiles import select
-
     grid = select(GRID, profile)
     return [(a, al) for a in ARMS for al in ALPHAS if al != 1.0 and (a, al) not in grid]
 
@@ -117,8 +114,6 @@ def not_run(profile: str) -> list[tuple[str, float]]:
 def kernel_distance_at_stop(hist: dict, t_test) -> float:
     """The kernel distance where a seed stops: ``kernel_distance_end`` of a scaled run, or the clock run's
     logged value at its test clock (at the last logged step if the clock is not observed)."""
-    from companion.events import observed
-
     if "kernel_distance_end" in hist:
         return float(hist["kernel_distance_end"])
     steps = list(np.asarray(hist["step"]))
@@ -134,6 +129,4 @@ def arm_name(arm: str, alpha: float) -> str:
 def laziness_clocks(lruns: dict[tuple[str, float], list[dict]], first_seed: int = 0) -> list:
     """:func:`.summaries.run_clocks` of every seed of every (arm, α) of :func:`laziness_runs`, each named
     by :func:`arm_name`."""
-    from companion.experiments.synthesis.summaries import run_clocks
-
     return [run_clocks(h, arm_name(a, al), first_seed + i) for (a, al), hs in lruns.items() for i, h in enumerate(hs)]

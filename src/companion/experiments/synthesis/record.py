@@ -11,8 +11,10 @@ the same runs: supported only if the diagnostic's crossing is closer to t_test t
 
 from __future__ import annotations
 
+from companion.claims import HYPOTHESIS_VERDICTS, Claims
 from companion.events import observed
 from companion.experiments.synthesis.configs import INTERVENTIONS, PAPER_OF
+from companion.experiments.synthesis.laziness import arm_name
 from companion.experiments.synthesis.predictions import (
     CRITICAL,
     EXPLAINS,
@@ -118,8 +120,6 @@ def rescored(runs: dict, settings: list[str], labels: dict[str, str], profile: s
     "after": {…}}``."""
     import tempfile
     from pathlib import Path
-
-    from companion.claims import HYPOTHESIS_VERDICTS, Claims
 
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -246,8 +246,6 @@ LAZINESS_OF = {"lazier_delays": ("fnn_scratch", 3.0, "delay", "Kumar et al. §5.
 def record_laziness(claims, lclocks: list, labels: dict[str, str]) -> None:
     """Laziness × transfer (:mod:`.laziness`): each prediction of :data:`.predictions.LAZINESS` on the
     per-seed ratio, seed i against seed i (``lclocks``: :func:`.laziness.laziness_clocks`)."""
-    from companion.experiments.synthesis.laziness import arm_name
-
     for k, (arm, alpha, what, ref) in LAZINESS_OF.items():
         name = arm_name(arm, alpha)
         if what == "delay":

@@ -22,7 +22,18 @@ from dataclasses import dataclass
 
 import torch
 
+from companion.data.embeddings import Pairs
+from companion.data.modular import modular_arithmetic
+from companion.data.teacher_student import linear_teacher_student
+from companion.experiments.groktransfer.common import select
+from companion.experiments.groktransfer.modular import weak_modular
 from companion.experiments.synthesis.configs import Setting
+from companion.models import fnn
+from companion.models.gu import TabulatedTransformer, gu_config, gu_transformer
+from companion.models.lazy_rich import ScaledTransformer
+from companion.models.linear_teacher_student import LinearStudent
+from companion.models.quadratic_mlp import QuadraticMLP
+from companion.models.transformer import TransformerConfig
 
 
 @dataclass
@@ -42,17 +53,12 @@ def split_seed(cfg: Setting, i: int) -> int:
 
 
 def modular_split(cfg: Setting, i: int):
-    from companion.data.embeddings import Pairs
-    from companion.data.modular import modular_arithmetic
-
     data = modular_arithmetic(cfg.p, "add", cfg.train_frac, split_seed(cfg, i))
     return data if cfg.kind in ("transformer", "gu") else Pairs(data)
 
 
 def linear_split(cfg: Setting, i: int) -> tuple[Regression, torch.Tensor]:
     """Levi et al.'s task, d_out = 1, N_tr = d_in / λ: the split and the initial student S₀."""
-    from companion.data.teacher_student import linear_teacher_student
-
     n_train = int(round(cfg.train_frac * cfg.width))
     d = linear_teacher_student(cfg.width, 1, n_train, 1, cfg.seed + i, cfg.n_test)
     return Regression(d.x_train[0], d.x_train[0] @ d.teacher[0], d.x_test[0], d.x_test[0] @ d.teacher[0]), d.student0[0]
@@ -62,9 +68,6 @@ def weak_embeddings(cfg: Setting, device: str) -> list[torch.Tensor]:
     """The transferred left factors A (p, d_W), one per seed (GrokTransfer's ``partial`` rule)."""
     from dataclasses import replace
 
-    from companion.experiments.groktransfer.common import select
-    from companion.experiments.groktransfer.modular import weak_modular
-
     weak = replace(cfg.weak, seed=cfg.seed, n_seeds=max(cfg.weak.n_seeds, cfg.n_seeds))
     sels = select(weak_modular(weak, device), "partial", cfg.n_seeds, weak.first_threshold, weak.partial_below)
     return [torch.as_tensor(s["A"], dtype=torch.float32) for s in sels]
@@ -72,13 +75,6 @@ def weak_embeddings(cfg: Setting, device: str) -> list[torch.Tensor]:
 
 def build(cfg: Setting, device: str = "cpu") -> tuple[list, list]:
     """``(models, splits)``: seed i's module (initialised with seed ``cfg.seed + i``) and split."""
-    from companion.models import fnn
-    from companion.models.gu import TabulatedTransformer, gu_config, gu_transformer
-    from companion.models.lazy_rich import ScaledTransformer
-    from companion.models.linear_teacher_student import LinearStudent
-    from companion.models.quadratic_mlp import QuadraticMLP
-    from companion.models.transformer import TransformerConfig
-
     seeds = range(cfg.n_seeds)
     if cfg.kind == "linear":
         pairs = [linear_split(cfg, i) for i in seeds]
@@ -114,8 +110,6 @@ def _to(d, device: str):
 def embedding(model, p: int) -> torch.Tensor | None:
     """The (p, d) embedding of the p numbers (the transformers' "=" row dropped) that an explanation
     by uniformity reads; None for a model without one (the linear student)."""
-    from companion.models.lazy_rich import ScaledTransformer
-
     W = getattr(model.model if isinstance(model, ScaledTransformer) else model, "W_E", None)
     return None if W is None else W.detach()[:p]
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from companion.events import NOT_OBSERVED, first_crossing, observed
+from companion.measures.clocks import MOVE_RTOL, crossing_step, forecast_delay, threshold_elasticity
 
 #: the accuracy at which each clock is read
 THRESHOLD = 0.9
@@ -87,8 +88,6 @@ def run_clocks(hist: dict, setting: str, seed: int, intervention: bool = False, 
     """The clocks of one history (module docstring); ``signed=False`` reads every crossing the way the
     chapter did before its crossings were signed and sized (either direction, any move above
     :data:`~companion.measures.clocks.MOVE_RTOL`), for the chapter's before/after count."""
-    from companion.measures.clocks import MOVE_RTOL, crossing_step, forecast_delay, threshold_elasticity
-
     s = hist["step"]
     t_tr = first_crossing(s, hist["train_acc"], THRESHOLD)
     t_test = first_crossing(s, hist["test_acc"], THRESHOLD)

@@ -7,8 +7,13 @@ import math
 
 from companion.events import observed
 from companion.experiments.synthesis.configs import ALL_SETTINGS, PAPER, PAPER_OF, Setting
+from companion.experiments.synthesis.critical import CRITICAL as CRIT_PAPER
+from companion.experiments.synthesis.critical import critical_config
 from companion.experiments.synthesis.experiments import setting
+from companion.experiments.synthesis.laziness import ScaledFNN, arm_name, kernel_distance_at_stop, not_run
 from companion.experiments.synthesis.predictions import CRITERIA, CRITICAL, LAZINESS, LAZY, PREDICTIONS, WEIGHT_DECAY
+from companion.experiments.synthesis.record import LAZINESS_OF
+from companion.experiments.synthesis.summaries import norm_ratio
 
 
 def profile_settings(profile: str, seed: int = 0, names=ALL_SETTINGS) -> dict[str, Setting]:
@@ -20,9 +25,6 @@ def profile_settings(profile: str, seed: int = 0, names=ALL_SETTINGS) -> dict[st
 def departure_pairs(profile: str, seed: int = 0) -> dict:
     """``{setting: (config at profile, the paper's)}`` for :func:`companion.profiles.departures_table`."""
     from dataclasses import replace
-
-    from companion.experiments.synthesis.critical import CRITICAL as CRIT_PAPER
-    from companion.experiments.synthesis.critical import critical_config
 
     pairs = {n: (c, replace(PAPER[n], seed=seed)) for n, c in profile_settings(profile, seed).items()}
     crit = critical_config(profile, seed)
@@ -135,8 +137,6 @@ def weight_decay_table(cfgs: dict[str, Setting], runs: dict, clocks: list,
     """Markdown: the weight-decay interventions and their bases (``cfgs``: the settings), per seed: weight
     decay, α, steps, the clocks, the delay, the final test accuracy, Σ‖θ‖² at t_test over t_tr and at the
     start and the end, the relabelling-invariant MED at the start and the end."""
-    from companion.experiments.synthesis.summaries import norm_ratio
-
     rows = ["| setting | weight decay λ | α | steps | seed | t_tr | t_test | delay | final test accuracy | "
             "Σ‖θ‖²(t_test)/Σ‖θ‖²(t_tr) | Σ‖θ‖² start → end | MED (invariant) start → end |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -176,8 +176,6 @@ def critical_table(summary) -> str:
 def laziness_table(lruns: dict, lclocks: list, profile: str, seed: int = 0) -> str:
     """Markdown: laziness × transfer (:mod:`.laziness`), per (arm, α) and seed: AdamW's η and λ, the clocks,
     the delay, the kernel distance 1 − cos(K, K₀) where the seed stopped, and the steps trained."""
-    from companion.experiments.synthesis.laziness import ScaledFNN, arm_name, kernel_distance_at_stop
-
     by = {(c.setting, c.seed): c for c in lclocks}
     rows = ["| arm | α | AdamW η, λ | seed | t_tr | t_test | delay | kernel distance where it stopped | steps |",
             "|---|---|---|---|---|---|---|---|---|"]
@@ -194,9 +192,6 @@ def laziness_table(lruns: dict, lclocks: list, profile: str, seed: int = 0) -> s
 
 def laziness_note(profile: str) -> str:
     """Which cells of laziness × transfer this profile leaves out, and so which predictions it cannot test."""
-    from companion.experiments.synthesis.laziness import not_run
-    from companion.experiments.synthesis.record import LAZINESS_OF
-
     missing = not_run(profile)
     if not missing:
         return "Every cell of the grid is run at this profile."

@@ -1,8 +1,8 @@
 """What a claim expects of its measured value (:class:`Expectation`: :func:`at_least`,
 :func:`within`, :func:`never`, the signed changes :func:`falls_by` and :func:`rises_by`, ...), how
 per-seed values are aggregated (:class:`Rule`: :data:`ALL_SEEDS`, :data:`MEDIAN`,
-:func:`seeds_at_least`), and the control a held claim must beat (:class:`ControlRun`). Used by
-:mod:`companion.claims`, which re-exports every name here for the chapters."""
+:func:`seeds_at_least`), and the control a held claim must beat (:class:`ControlRun`). The bottom
+of :mod:`companion.claims`, which re-exports the names chapters use."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ uniformity under weight decay, Gu et al.; a statistical artefact of the accuracy
 et al.; the quality of the input embedding, Xu et al.), and none tests its explanation on the
 others' settings. The synthesis chapter does, with pre-registered criteria:
 
-* a :class:`~companion.expectations.Prediction` is written in the library before its experiment
+* a :class:`~companion.claims.expectations.Prediction` is written in the library before its experiment
   runs: whose explanation, what it predicts, the expectation that decides it, and the outcome that
   would refute it;
 * :meth:`companion.claims.Claims.hypothesis` records the test with :func:`decide_hypothesis`:
@@ -22,22 +22,17 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from companion.claims import (
+from companion.claims.expectations import (
     ALL_SEEDS,
-    HYPOTHESIS_VERDICTS,  # noqa: F401  (re-exported for the report)
     MIN_SEEDS,
-    STRICT_PROFILES,
-    Claim,
     Prediction,
     Rule,
-    _cell,
     _fmt,
     _plain,
-    badge,
-    control_text,
     decide,
     undecided_reason,
 )
+from companion.claims.record import STRICT_PROFILES, Claim, _cell, badge, control_text
 from companion.events import NOT_OBSERVED, observed
 
 #: the four explanations, in the order the verdict table lists them

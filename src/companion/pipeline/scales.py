@@ -1,9 +1,9 @@
 """Two scales on one page: a chapter built at the cpu profile, beside its kept paper-scale results.
 
-A chapter with kept results (:mod:`companion.kept`) is executed twice by the build: once at the
+A chapter with kept results (:mod:`companion.store.kept`) is executed twice by the build: once at the
 build's profile, and once at the ``paper`` profile with ``COMPANION_KEPT_ONLY`` set, so every
 experiment is read from the kept results and nothing is trained (a cell whose experiment has no
-kept result stops with :class:`companion.kept.NotKept`; the other cells still run). The two
+kept result stops with :class:`companion.store.kept.NotKept`; the other cells still run). The two
 executed notebooks come from one source notebook, so their cells correspond one to one (by cell
 id); :func:`merge` puts each cell's paper-scale outputs right after its own outputs, and a
 provenance note (device, torch, commit, date, GPU time, what is still missing, and whether the
@@ -18,12 +18,16 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
+from companion.pipeline import runs
+from companion.pipeline.runs import format_seconds
+from companion.store import kept
+from companion.store.entries import library_hash, repo_root
+from companion.store.kept import results_root
+
 SCALE = "paper"  # the profile of the kept results shown beside the build's own
 
 
 def kept_dir(chapter: str) -> Path:
-    from companion.kept import results_root
-
     return results_root() / SCALE / chapter
 
 
@@ -35,8 +39,6 @@ def has_kept(chapter: str) -> bool:
 # --------------------------------------------------------------------------- provenance
 def _changed_library_files(commit: str) -> list[str] | None:
     """Library files changed since ``commit`` (git), or None where git cannot tell."""
-    from companion.cache import repo_root
-
     try:
         out = subprocess.run(["git", "diff", "--name-only", commit, "--", "src/companion"], capture_output=True,
                              text=True, timeout=20, cwd=repo_root() or Path.cwd())
@@ -49,8 +51,6 @@ def gpu_time(chapter: str) -> tuple[float, int]:
     """(wall seconds, invocations) of the ``companion run --keep`` calls that computed this
     chapter's kept results, from ``results/runs.jsonl``; a call that ran several chapters counts
     in each."""
-    from companion.kept import results_root
-
     path = results_root() / "runs.jsonl"
     if not path.exists():
         return 0.0, 0
@@ -62,8 +62,6 @@ def gpu_time(chapter: str) -> tuple[float, int]:
 def missing(chapter: str) -> tuple[int, Counter, Counter, set]:
     """(number of the chapter's paper experiments, Counter by name of those without a kept result, Counter
     by name of those whose page reads a kept result of fewer seeds, the kept files the page reads)."""
-    from companion import kept, runs
-
     tasks = runs.plan(chapter, SCALE, "cpu")
     found = [(t, *kept.find_for_page(t.experiment, t.config)) for t in tasks]
     gone = Counter(t.name for t, f, _ in found if f is None)
@@ -73,10 +71,6 @@ def missing(chapter: str) -> tuple[int, Counter, Counter, set]:
 
 def provenance_markdown(chapter: str) -> str:
     """The note at the top of a chapter's page about its kept paper-scale results."""
-    from companion import kept
-    from companion.cache import library_hash
-    from companion.runs import format_seconds
-
     metas = [m for m in kept.index() if m.get("chapter") == chapter and m.get("profile") == SCALE]
     if not metas:
         return ""

@@ -16,7 +16,7 @@ import shutil
 import time
 from pathlib import Path
 
-from companion.execute import placeholder_notebook
+from companion.pipeline.execute import placeholder_notebook
 
 #: what a build publishes: each ``<out>/<name>`` is a link to ``<out>/current/<name>``
 PUBLISHED = ("html", "claims", "claims-paper", "build.json", "executed", "executed-paper", "merged",

@@ -10,7 +10,7 @@
 Chapters execute in separate processes (``jobs`` at a time, one torch thread each: on the
 2-core build machine two single-threaded chapters finish sooner than one chapter on two
 threads; a build of one chapter gives it every core, as worker processes of one thread that
-compute its experiments first (:func:`companion.runs.precompute`), and runs its kept
+compute its experiments first (:func:`companion.pipeline.runs.precompute`), and runs its kept
 paper-scale view after it), so a chapter that raises, kills its kernel or overruns its time
 limit is reported by name while the others execute and render.
 
@@ -30,8 +30,8 @@ What a build guarantees (:func:`build`):
 
 The book never executes notebooks itself: Jupyter Book's ``auto`` mode would re-run
 papermill's (empty) parameter cells and its ``cache`` mode hashes only cell sources, not this
-library (see ``_config.yml``). The pieces: :mod:`companion.execute` (a process per chapter),
-:mod:`companion.report` (the Reproduction report), :mod:`companion.publish` (staging folders,
+library (see ``_config.yml``). The pieces: :mod:`companion.pipeline.execute` (a process per chapter),
+:mod:`companion.pipeline.report` (the Reproduction report), :mod:`companion.pipeline.publish` (staging folders,
 the swap, last good pages).
 """
 
@@ -46,10 +46,16 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from companion.execute import ChapterResult, check_parameters, kernel_dir, run_chapters
-from companion.profiles import DEVICES, PROFILES, ParameterError, one_of
-from companion.publish import chapter_pages, discard_unfinished, new_build_dir, publish
-from companion.report import figure_thumbnails, report_markdown
+from companion import numerics
+from companion.claims import load_claims
+from companion.claims.text import text_table
+from companion.pipeline import scales
+from companion.pipeline.execute import ChapterResult, check_parameters, kernel_dir, run_chapters
+from companion.pipeline.publish import chapter_pages, discard_unfinished, new_build_dir, publish
+from companion.pipeline.report import figure_thumbnails, report_markdown
+from companion.profiles import DEVICES, PROFILES, ParameterError, check_seed, one_of, resolve_device
+from companion.store.dirlock import DirLock
+from companion.store.entries import cache_dir
 
 #: each chapter's budget at the cpu profile on 2 cores (the whole book: under 30 minutes)
 CPU_BUDGET_MINUTES = {"grokking": 3, "linear_estimators": 4, "progress_measures": 8, "lazy_rich": 6,
@@ -137,8 +143,6 @@ def merge_view(out: Path, name: str, dest: Path) -> list[str]:
     the paper-scale page (cells that raised for a reason other than a missing kept result)."""
     import nbformat
 
-    from companion import scales
-
     main, paper = out / "executed" / f"{name}.ipynb", out / "executed-paper" / f"{name}.ipynb"
     if not (main.exists() and paper.exists()):
         return []
@@ -224,9 +228,6 @@ def validate(root: Path, out: Path, profile: str, device: str, chapters: list[st
     """
     import tempfile
 
-    from companion.cache import cache_dir
-    from companion.profiles import check_seed, resolve_device
-
     one_of("profile", profile, PROFILES)
     one_of("device", device, DEVICES)
     check_seed(parameters.get("seed", 0))
@@ -256,9 +257,6 @@ def build(root: Path, profile: str = "cpu", device: str = "auto", chapters: list
           allow_cdn: bool = False) -> int:
     """Build the book; return the exit code (0: every chapter ran and, at cpu/paper, no claim
     failed). See the module docstring for what survives a bad command, a failure or an interrupt."""
-    from companion.cache import cache_dir
-    from companion.dirlock import DirLock
-
     out = (out or root / "_build").resolve()
     parameters = {"profile": profile, "device": device, "seed": seed, **(params or {})}
     todo = validate(root, out, profile, device, chapters, parameters, allow_cdn)
@@ -303,8 +301,6 @@ def _build(root: Path, out: Path, bdir: Path, profile: str, device: str, todo: l
            "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
     if fresh:
         env["COMPANION_FRESH_BEFORE"] = str(time.time())
-    from companion import scales
-
     # at the cpu profile, chapters with kept paper-scale results also show those (scales.py)
     show_paper = profile == "cpu" or os.environ.get("COMPANION_PAPER_VIEW") == "1"
     views = [ch for ch in todo if show_paper and profile != scales.SCALE and scales.has_kept(ch)]
@@ -330,17 +326,12 @@ def _build(root: Path, out: Path, bdir: Path, profile: str, device: str, todo: l
     work += [(ch, True, view_params, view_env, chapter_timeout(ch, "cpu", chapter_timeout_s)) for ch in views]
     run_chapters(root, bdir, work, jobs, on_result, after={c: [d for d in REUSES.get(c, ()) if d in todo]
                                                            for c in todo})
-    from companion.claims import load_claims
-    from companion.claims_text import text_table
-
     records = [r for r in load_claims(bdir / "claims") if r.chapter in available]
     paper_records = [r for r in load_claims(bdir / "claims-paper") if r.chapter in views]
     view_errors = {ch: merge_view(bdir, ch, bdir / "merged" / f"{ch}.ipynb") for ch in views}
     now = time.strftime("%Y-%m-%d %H:%M %Z")
     pages = chapter_pages(bdir, available, results, views, profile, now)
     thumbs = figure_thumbnails(pages, bdir / "thumbs-static")
-    from companion import numerics
-
     fingerprint = numerics.fingerprint()  # this process's kernels: the chapters' processes inherit them
     report = report_markdown(records, available, results, profile, paper_records, view_results, view_errors,
                              thumbs, fingerprint)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from companion.claims import Claim, _fmt, load_claims
+from companion.claims.expectations import _fmt
+from companion.claims.record import HYPOTHESIS_VERDICTS, VERDICTS, Claim, load_claims
 
 #: verdicts that decide a build: a claim of the paper that is held, failed or a known deviation. An
 #: ``undecided`` claim and every hypothesis are reported, not gated.
@@ -106,8 +107,6 @@ def diff(a: list[Claim], b: list[Claim]) -> list[Change]:
 
 def counts(records: list[Claim]) -> dict[str, dict[str, int]]:
     """Per chapter: claims of the paper by verdict, and hypotheses by verdict."""
-    from companion.claims import HYPOTHESIS_VERDICTS, VERDICTS
-
     out: dict[str, dict[str, int]] = {}
     for c in records:
         row = out.setdefault(c.chapter, {**{v: 0 for v in VERDICTS},

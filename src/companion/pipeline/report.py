@@ -7,42 +7,14 @@ import re
 import time
 from pathlib import Path
 
-from companion.execute import ChapterResult
-
-TOKEN = re.compile(r"\b(?P<kind>Figs?|Tables?|Eqs?)\b\.?|\b(?P<a>\d+)[a-z]?(?:\s*[–-]\s*(?P<b>\d+))?", re.I)
-NAMED = re.compile(r"(?<!\w)(Thm|Theorem|Lemma|Prop(?:osition)?|Cor(?:ollary)?|App(?:endix)?|Sec(?:tion)?|§)\.?\s*"
-                   r"([A-Z]?\d+(?:\.\d+)*|[A-Z]\b)", re.I)
-CANONICAL = {"thm": "Theorem", "theorem": "Theorem", "lemma": "Lemma", "prop": "Proposition",
-             "proposition": "Proposition", "cor": "Corollary", "corollary": "Corollary", "app": "App.",
-             "appendix": "App.", "sec": "§", "section": "§", "§": "§"}
-
-
-def paper_items(ref: str) -> list[str]:
-    """``"Figs. 12–19 / Table 1"`` → ``["Fig. 12", …, "Fig. 19", "Table 1"]``.
-
-    Theorems, lemmas, appendices and sections are kept by name (``"Thm 3.2"`` → ``"Theorem
-    3.2"``); a reference with none of these (``"A.4.1"``) is its own item, so every claim
-    appears in the report.
-    """
-    out, kind = [], None
-    for m in TOKEN.finditer(NAMED.sub(" ", ref)):  # a bare number continues the last kind: "Fig. 1b / 6"
-        if m.group("kind"):
-            kind = {"fig": "Fig.", "table": "Table", "eq": "Eq."}[m.group("kind").lower().rstrip("s")]
-        elif kind:
-            a, b = int(m.group("a")), int(m.group("b") or m.group("a"))
-            out += [f"{kind} {n}" for n in range(a, b + 1) if f"{kind} {n}" not in out]
-    for kind, label in NAMED.findall(ref):
-        out.append(f"{CANONICAL[kind.lower()]} {label}".replace("§ ", "§"))
-    return out or [ref.strip()]
-
-
-def items_named(text: str) -> list[str]:
-    """The paper items a heading or caption names (``"Fig. 5 — MED tracks …"`` → ``["Fig. 5"]``),
-    read up to its first dash, colon or parenthesis so that later numbers (``"(Power et al.
-    2022)"``) are not taken for figures; [] for none."""
-    head = re.split(r"\s[—–-]\s|[:(;]", text, maxsplit=1)[0]
-    named = NAMED.search(head) or any(m.group("kind") for m in TOKEN.finditer(head))
-    return paper_items(head) if named else []
+from companion.claims import HYPOTHESIS_VERDICTS, STATUSES, _fmt, badge, item_status, status_badge
+from companion.claims.hypotheses import hypothesis_table, verdict_table
+from companion.claims.references import items_named, paper_items
+from companion.experiments import CHAPTERS, chapter_module
+from companion.numerics import markdown as numerics_markdown
+from companion.pipeline import scales
+from companion.pipeline.execute import ChapterResult
+from companion.pipeline.runs import format_seconds
 
 
 def figure_thumbnails(pages: dict, static: Path) -> dict[tuple[str, str], str]:
@@ -118,11 +90,6 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
     """The Reproduction report: per chapter, every paper figure/table with its re-drawn figure
     (``thumbnails``, from :func:`figure_thumbnails`), its claims and verdicts, and a column for
     the kept paper-scale results where a chapter has them."""
-    from companion import scales
-    from companion.claims import STATUSES, _fmt, badge, item_status, status_badge
-    from companion.experiments import CHAPTERS, chapter_module
-    from companion.runs import format_seconds
-
     view_results, view_errors, thumbnails = view_results or {}, view_errors or {}, thumbnails or {}
     paper = {(r.chapter, r.id): r for r in paper_records}
     lines = ["# Reproduction report", "",
@@ -131,8 +98,6 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
              "by this build; verdicts are computed from the measured value and the paper's statement "
              "(see each chapter's claims table for the details).", ""]
     if numerics:
-        from companion.numerics import markdown as numerics_markdown
-
         lines += [numerics_markdown(numerics), ""]
     if view_results:
         lines += ["The **paper scale** columns evaluate the same claims on results kept from earlier runs at the "
@@ -233,8 +198,6 @@ def report_markdown(records, chapters: list[str], results: dict[str, ChapterResu
             lines += [f"Consistency checks ({len(mine)}; true by construction, not counted above): "
                       + "; ".join(f"`{c.id}` ({c.paper_ref}) {badge(c.verdict)}" for c in mine) + ".", ""]
     if hypotheses:
-        from companion.hypotheses import HYPOTHESIS_VERDICTS, hypothesis_table, verdict_table
-
         counts = ", ".join(f"{sum(h.verdict == v for h in hypotheses)} {v}" for v in HYPOTHESIS_VERDICTS)
         lines += ["## Hypotheses: the four explanations on common ground", "",
                   f"Each paper's explanation of grokking tested in the settings of all four ({counts}); a "

@@ -4,7 +4,8 @@
 and ``companion cache prune`` hold the cache exclusively. The lock is an ``flock`` on a file in
 the folder, so it is released by the kernel when its process ends, however it ends: a lock left
 by a killed process is never stale. The file names the holder (pid, command, start time) for
-the error message of the process that is refused.
+the error message of the process that is refused. :func:`alive` tells whether the process that
+wrote a lock file (an experiment's, :mod:`companion.store.cache`) still runs.
 """
 
 from __future__ import annotations
@@ -16,7 +17,18 @@ import sys
 import time
 from pathlib import Path
 
-from companion.profiles import ParameterError
+from companion.settings import ParameterError
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (one of another user counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class Busy(ParameterError):

@@ -2,13 +2,13 @@
 
 * :func:`plan` lists a chapter's top-level experiments (what its ``run_all`` would compute) as
   :class:`Task` objects, without running any of them.
-* :func:`dry_run` probes each task (:mod:`companion.slices`: every training loop is timed for a
+* :func:`dry_run` probes each task (:mod:`companion.store.slices`: every training loop is timed for a
   few steps and extrapolated) and returns estimates on the chosen device; nothing is cached.
 * :func:`execute` runs the tasks, in this process or in ``jobs`` worker processes that share
   the device (small models leave a GPU mostly idle, so several runs fit on it at once), up to a
   deadline: a task still running at the deadline checkpoints and stops; the next call resumes it.
   With ``keep`` every finished experiment is also written to the kept results
-  (:mod:`companion.kept`) and kept results count as done.
+  (:mod:`companion.store.kept`) and kept results count as done.
 """
 
 from __future__ import annotations
@@ -18,38 +18,20 @@ import math
 import os
 import time
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-
-@dataclass(frozen=True)
-class Task:
-    """One top-level experiment call of a chapter: ``experiment(config, device)``."""
-
-    chapter: str
-    experiment: str  # "module.qualname" of the cached experiment function
-    config: Any
-    device: str
-    key: str  # the results-cache key
-    members: tuple = ()  # a batch task (several experiments as one program): its members' keys
-
-    @property
-    def name(self) -> str:
-        return self.experiment.rsplit(".", 1)[-1]
-
-    def function(self):
-        import importlib
-
-        module, qualname = self.experiment.rsplit(".", 1)
-        return getattr(importlib.import_module(module), qualname)
+from companion import profiles
+from companion.experiments import chapter_module
+from companion.profiles import ParameterError
+from companion.store import cache, entries, kept, slices
+from companion.store.entries import cache_dir
+from companion.store.kept import results_root
+from companion.store.tasks import Task
 
 
 def plan(chapter: str, profile: str, device: str, seed: int = 0) -> list[Task]:
     """The top-level experiments of ``chapter`` at ``profile``, in ``run_all`` order, without duplicates."""
-    from companion import cache
-    from companion.experiments import chapter_module
-
     module = chapter_module(chapter)
     cache.PLANNING, cache.PLAN[:] = True, []
     try:
@@ -58,7 +40,7 @@ def plan(chapter: str, profile: str, device: str, seed: int = 0) -> list[Task]:
         cache.PLANNING = False
     tasks, seen = [], set()
     for fn, config, dev in cache.PLAN:
-        k = cache.key(fn.experiment_name, config, dev)
+        k = entries.key(fn.experiment_name, config, dev)
         if k not in seen:
             seen.add(k)
             tasks.append(Task(chapter, fn.experiment_name, config, dev, k))
@@ -69,8 +51,6 @@ def plan(chapter: str, profile: str, device: str, seed: int = 0) -> list[Task]:
 def select(tasks: list[Task], only=(), skip=()) -> list[Task]:
     """Tasks whose ``"name config"`` matches any ``only`` regex (all if none) and no ``skip`` regex."""
     import re
-
-    from companion.profiles import ParameterError
 
     try:
         only_re, skip_re = [re.compile(r) for r in only], [re.compile(r) for r in skip]
@@ -91,8 +71,6 @@ def short_config(config: Any, width: int = 110) -> str:
 
 # --------------------------------------------------------------------------- estimates
 def estimates_path() -> Path:
-    from companion.cache import cache_dir
-
     return cache_dir() / "estimates.json"
 
 
@@ -119,8 +97,6 @@ def dry_run(tasks: list[Task], verbose: bool = True, check: bool = False) -> lis
     With ``check`` each loop runs two steps only and never fast-forwards: the point is that every
     config builds its data and model and steps at its shapes, not the estimate.
     """
-    from companion import cache, slices
-
     if check:
         slices.configure(probe=True, probe_max_steps=2, probe_seconds=0.0, probe_min_steps=0, probe_ff_seconds=0.0)
     else:
@@ -188,15 +164,11 @@ def summary(rows: list[dict], jobs: int = 1) -> str:
 
 # --------------------------------------------------------------------------- execution
 def _init_worker(profile: str, device: str, seed: int) -> None:
-    from companion import profiles
-
     profiles.setup(profile, device, seed)
 
 
 def run_task(task: Task, deadline: float | None, keep: str | None) -> dict:
     """Compute one task (in this process); returns its status row."""
-    from companion import cache, kept, slices
-
     slices.configure(deadline=deadline)
     kept.KEEP_CHAPTER, kept.KEEP_PROFILE = (task.chapter, keep) if keep else (None, "paper")
     cache.REUSE_KEPT = bool(keep)
@@ -225,8 +197,6 @@ def execute(tasks: list[Task], profile: str, device: str, seed: int, jobs: int =
             batch: bool = True) -> list[dict]:
     """Run ``tasks`` (longest first where an estimate is known, else in order) with ``jobs``
     worker processes, stopping at ``deadline``; returns one status row per task."""
-    from companion.experiments import chapter_module
-
     est = load_estimates()
     if batch:  # chapters that can train several experiments as one program group them
         grouped = []
@@ -284,8 +254,6 @@ def precompute(chapter: str, ctx, workers: int | None = None):
     """
     from dataclasses import replace
 
-    from companion import cache, profiles
-
     workers = profiles.workers() if workers is None else workers
     if workers <= 1 or ctx.device != "cpu" or ctx.profile == "smoke" or os.environ.get("COMPANION_KEPT_ONLY"):
         return ctx
@@ -303,8 +271,6 @@ def precompute(chapter: str, ctx, workers: int | None = None):
 
 def log_run(record: dict) -> None:
     """Append one line to ``results/runs.jsonl`` (what ran, where, how long)."""
-    from companion.kept import results_root
-
     path = results_root() / "runs.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as fh:

@@ -1,6 +1,6 @@
 """Normalise chapter files to jupytext's canonical py:percent form (what JupyterLab writes back).
 
-    python -m companion.chapters_format [book/<chapter>.py ...]   # default: every chapter
+    python -m companion.pipeline.chapters_format [book/<chapter>.py ...]   # default: every chapter
 """
 
 from __future__ import annotations

@@ -1,43 +1,18 @@
-"""How claims read: verdict badges, the chapter's claims table (:func:`markdown_table`) and the status
-of each paper item from its claims (:func:`item_status`). :mod:`companion.claims` re-exports every name
-here; the records themselves live there."""
+"""How claims read: the chapter's claims table (:func:`markdown_table`) and the status of each paper
+item from its claims (:func:`item_status`); the records and their badges are
+:mod:`companion.claims.record`'s."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from companion.claims.expectations import _fmt
+from companion.claims.hypotheses import hypothesis_table
+from companion.claims.record import _cell, badge, control_text
+from companion.claims.references import paper_items
 from companion.events import NOT_OBSERVED
-from companion.expectations import _fmt
-
-BADGE = {"held": "held", "failed": "FAILED", "known-deviation": "known deviation", "undecided": "undecided",
-         "vacuous": "vacuous"}
-#: the badges of hypotheses (:meth:`Claims.hypothesis`) and of the cells of :func:`verdict_table`
-HYPOTHESIS_BADGE = {"supported": "supported", "refuted": "refuted", "undecided": "undecided",
-                    "definition-dependent": "definition-dependent", "not applicable": "not applicable",
-                    "vacuous": "vacuous"}
-
-
-def badge(verdict: str) -> str:
-    """A verdict as a text badge (styled by ``_static/companion.css``; readable without it)."""
-    text = BADGE.get(verdict) or HYPOTHESIS_BADGE[verdict]
-    return f'<span class="claim-badge claim-{verdict.replace(" ", "-")}">{text}</span>'
-
-
-def control_text(c: dict) -> str:
-    """One control of a claim (:meth:`ControlRun.record`) in words: its name, the seeds that meet the
-    claim's bound, and its values."""
-    label = c["name"] if c["name"].startswith("null clock") else f"control ({c['name']})"
-    if c["per_seed"]:
-        return f"{label}: {c['seeds_held']}/{len(c['per_seed'])} meet the bound: {_fmt(c['per_seed'])}"
-    return f"{label}: {_fmt(c['measured'])}, {'meets' if c['passes'] else 'misses'} the bound"
-
-
-def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def markdown_table(records: list, with_chapter: bool = True) -> str:
-    """The paper's claims, then the hypotheses (:mod:`companion.hypotheses`), then where each bound
+    """The paper's claims, then the hypotheses (:mod:`companion.claims.hypotheses`), then where each bound
     comes from, then the consistency checks."""
     if not records:
         return "*No claims recorded.*"
@@ -66,8 +41,6 @@ def markdown_table(records: list, with_chapter: bool = True) -> str:
         out += ["", "**Findings of this reproduction** (not claims of the paper; decided by the same rules):", "",
                 *table(findings)]
     if hypotheses:
-        from companion.hypotheses import hypothesis_table
-
         out += ["", hypothesis_table(hypotheses, with_chapter=with_chapter)]
     sourced = [c for c in records if (c.quote or c.basis) and c.kind != "hypothesis"]
     if sourced:
@@ -112,8 +85,6 @@ def item_statuses(records: list) -> str:
     """One line per status: the paper items whose claims give it (:func:`item_status`), in the
     order the claims name them; e.g. ``reproduced — Fig. 1, Fig. 3`` (items with no claim are
     the report's to list)."""
-    from companion.report import paper_items
-
     items: list[str] = []
     for r in records:
         if r.kind == "paper":  # an item checked only for consistency has no status of its own

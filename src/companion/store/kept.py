@@ -2,9 +2,9 @@
 
 A paper-profile run on a GPU (``companion run CHAPTER --profile paper --keep``) writes every
 experiment it finishes to ``results/<profile>/<chapter>/<experiment>-<key>.npz``. A book built
-on a laptop then shows those results beside its own (see :mod:`companion.build`).
+on a laptop then shows those results beside its own (see :mod:`companion.pipeline.build`).
 
-* **Keyed by configuration, not by library source.** The results cache (:mod:`companion.cache`)
+* **Keyed by configuration, not by library source.** The results cache (:mod:`companion.store.cache`)
   is keyed by the library's source too, so any edit recomputes; a kept result took GPU time and
   is kept across edits. Its metadata records the library hash, commit, device, torch version and
   date it was computed with, and :func:`staleness` says whether the library has changed since.
@@ -26,6 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+import companion
+from companion.store.entries import EXPERIMENTS, canonical, library_hash, repo_root, write_atomic
 
 #: the chapter a ``--keep`` run is computing (set per task by ``companion run``); None: keep nothing
 KEEP_CHAPTER: str | None = None
@@ -70,17 +73,13 @@ def results_root() -> Path:
     """``COMPANION_RESULTS_DIR``, else ``<repo>/results``."""
     if os.environ.get("COMPANION_RESULTS_DIR"):
         return Path(os.environ["COMPANION_RESULTS_DIR"])
-    from companion.cache import repo_root
-
     root = repo_root() or repo_root(Path(__file__).parent) or Path.cwd()
     return root / "results"
 
 
 def kept_key(name: str, config: Any) -> str:
     """SHA-256 of the experiment's name and full configuration (no device, no library hash)."""
-    from companion.cache import _canonical
-
-    blob = json.dumps({"name": name, "config": _canonical(config)}, sort_keys=True)
+    blob = json.dumps({"name": name, "config": canonical(config)}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -217,9 +216,7 @@ def read_meta(path: Path) -> dict:
 
 
 def write(path: Path, value: Any, meta: dict) -> None:
-    """Atomically (:func:`companion.cache.write_atomic`)."""
-    from companion.cache import write_atomic
-
+    """Atomically (:func:`companion.entries.write_atomic`)."""
     write_atomic(path, dumps(value, meta))
 
 
@@ -237,8 +234,6 @@ def commit() -> str:
     if os.environ.get("COMPANION_COMMIT"):
         return os.environ["COMPANION_COMMIT"]
     try:
-        from companion.cache import repo_root
-
         out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10,
                              cwd=repo_root() or Path(__file__).parent)
         return out.stdout.strip() or "unknown"
@@ -256,9 +251,7 @@ def keep(name: str, config: Any, device: str, value: Any, seconds: float | None,
         return path
     import torch
 
-    from companion.cache import _canonical, library_hash
-
-    meta = {"experiment": name, "config": _canonical(config), "key": kept_key(name, config),
+    meta = {"experiment": name, "config": canonical(config), "key": kept_key(name, config),
             "device": device_name(device), "device_kind": device.split(":")[0],
             "torch": torch.__version__, "commit": commit(), "library": library_hash(),
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -269,8 +262,6 @@ def keep(name: str, config: Any, device: str, value: Any, seconds: float | None,
 
 def staleness(meta: dict) -> str | None:
     """None if the kept result was computed with today's library; else a sentence saying so."""
-    from companion.cache import library_hash
-
     if meta.get("library") == library_hash():
         return None
     return (f"the library has changed since this result was computed (commit {meta.get('commit', '?')[:10]}, "
@@ -295,8 +286,6 @@ def _config_classes() -> dict[str, list[type]]:
     import pkgutil
     import sys
 
-    import companion
-
     for m in pkgutil.walk_packages(companion.__path__, "companion."):
         if not m.name.endswith("__main__"):
             importlib.import_module(m.name)
@@ -314,8 +303,6 @@ def _config_classes() -> dict[str, list[type]]:
 
 def _experiments() -> dict[str, list[str]]:
     """Every cached experiment function's qualified name, by its short name."""
-    from companion.cache import EXPERIMENTS
-
     _config_classes()  # imports every module, which registers every experiment
     out: dict[str, list[str]] = {}
     for n in EXPERIMENTS:
@@ -327,8 +314,6 @@ def _migrate(tree: Any, classes: dict, class_renames: dict, field_renames: dict)
     """An old canonical configuration in today's classes: classes renamed, fields renamed, new
     fields at their defaults. Raises ``KeyError`` when no class of today's library fits."""
     import dataclasses
-
-    from companion.cache import _canonical
 
     if isinstance(tree, list):
         return [_migrate(v, classes, class_renames, field_renames) for v in tree]
@@ -346,9 +331,9 @@ def _migrate(tree: Any, classes: dict, class_renames: dict, field_renames: dict)
         if f.name in fields:
             out[f.name] = fields[f.name]
         elif f.default is not dataclasses.MISSING:
-            out[f.name] = _canonical(f.default)
+            out[f.name] = canonical(f.default)
         elif f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
-            out[f.name] = _canonical(f.default_factory())  # type: ignore[misc]
+            out[f.name] = canonical(f.default_factory())  # type: ignore[misc]
         else:
             raise KeyError(f"{new}.{f.name} has no default")
     return out

@@ -18,6 +18,7 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from companion.claims import HYPOTHESIS_VERDICTS, VERDICTS
 from companion.profiles import ParameterError
 
 #: parameters every chapter's ``parameters`` cell defines
@@ -106,7 +107,7 @@ def execute_chapter(root: str, out: str, name: str, parameters: dict, env: dict,
     """Execute one chapter with papermill; never raises (errors are in the result).
 
     Runs in a worker process: ``env`` is applied to this process and so to its kernel. With
-    ``view`` the chapter is the page of its kept paper-scale results (:mod:`companion.scales`):
+    ``view`` the chapter is the page of its kept paper-scale results (:mod:`companion.pipeline.scales`):
     it goes to ``executed-paper/`` and ``claims-paper/``, reads kept results only, and runs every
     cell even after one fails (a cell whose result was not kept at that scale).
     """
@@ -152,8 +153,6 @@ def execute_chapter(root: str, out: str, name: str, parameters: dict, env: dict,
         placeholder_notebook(executed, name, error + "\n\n" + traceback.format_exc())
     summary = {}
     if claims_file.exists():
-        from companion.claims import HYPOTHESIS_VERDICTS, VERDICTS
-
         recs = json.loads(claims_file.read_text())
         claims = [r for r in recs if r.get("kind") != "hypothesis"]
         hyps = [r for r in recs if r.get("kind") == "hypothesis"]
@@ -314,8 +313,8 @@ def run_chapters(root: Path, bdir: Path, work: list[tuple[str, bool, dict, dict,
                         "view": view, "result": str(bdir / "jobs" / f"{tag}.result.json")}
                 (bdir / "jobs" / f"{tag}.json").write_text(json.dumps(spec))
                 with open(bdir / "logs" / f"{tag}.log", "w") as log:
-                    proc = subprocess.Popen([sys.executable, "-c", "import sys; from companion.execute import _child; "
-                                             "_child(sys.argv[1])", str(bdir / "jobs" / f"{tag}.json")],
+                    proc = subprocess.Popen([sys.executable, "-c", "import sys; from companion.pipeline.execute "
+                                             "import _child; _child(sys.argv[1])", str(bdir / "jobs" / f"{tag}.json")],
                                             env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
                 running[tag] = (proc, time.time(), name, view, timeout, Path(spec["result"]))
             time.sleep(0.2)

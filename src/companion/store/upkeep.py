@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from companion.cache import _alive, cache_dir, check, entries_dir
+from companion.store.dirlock import alive
+from companion.store.entries import cache_dir, check, entries_dir
 
 
 def verify(root: Path | None = None) -> list[tuple[Path, int, str | None]]:
@@ -58,7 +59,7 @@ def prunable(root: Path | None = None) -> list[tuple[Path, int, str]]:
             pid = int(p.read_text() or 0)
         except (OSError, ValueError):
             pid = 0
-        if not pid or not _alive(pid):
+        if not pid or not alive(pid):
             out.append((p, size(p), "lock of a process that has ended"))
     return out
 

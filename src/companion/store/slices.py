@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Container, Iterator
 
+from companion.store.entries import entries_dir, write_atomic
+
 
 class TimeUp(Exception):
     """The run's time limit came before this experiment finished (its state is checkpointed)."""
@@ -107,8 +109,6 @@ def elapsed(frame: Frame) -> float:
 
 
 def checkpoint_dir() -> Path:
-    from companion.cache import entries_dir
-
     return entries_dir() / "checkpoints"
 
 
@@ -133,8 +133,6 @@ def _save(path: Path, payload: dict) -> None:
     import io
 
     import torch
-
-    from companion.cache import write_atomic
 
     buf = io.BytesIO()
     torch.save(payload, buf)
