@@ -28,9 +28,9 @@ ALLOWED = {
     "pipeline": {"store", "claims", "experiments", "profiles", "numerics"},
 }
 #: modules with no library imports of their own (but one another), usable everywhere
-LEAVES = {"settings", "linalg"}
+LEAVES = {"settings", "linalg", "runmode"}
 #: what may sit at the top of ``companion/``: the leaves every package uses, and the command line
-TOP = {"__init__", "__main__", "cli", "events", "linalg", "numerics", "plotting", "profiles", "settings"}
+TOP = {"__init__", "__main__", "cli", "events", "linalg", "numerics", "plotting", "profiles", "runmode", "settings"}
 MAX_LINES = 400
 
 
@@ -144,6 +144,22 @@ def test_library_imports_sit_at_the_top_of_the_file():
 def test_only_leaves_and_the_command_line_sit_at_the_top_of_the_package():
     loose = sorted(p.stem for p in LIB.glob("*.py") if p.stem not in TOP)
     assert not loose, f"modules loose at the top of companion/ (move them into their package): {loose}"
+
+
+def test_environment_variables_are_read_in_one_place():
+    """Every ``COMPANION_*`` variable is read by :mod:`companion.runmode`, documented there; other
+    modules ask it (the run mode, or ``runmode.variable``)."""
+    import re
+
+    from companion import runmode
+
+    readers = {str(p.relative_to(LIB)) for p in modules(LIB) if p.name != "runmode.py"
+               and re.search(r"(environ(\.get)?\(?\[?|getenv\()\s*[\"']COMPANION_", p.read_text())}
+    assert not readers, f"modules reading COMPANION_* themselves: {sorted(readers)}"
+    named = {n for p in modules(LIB) for n in re.findall(r"COMPANION_[A-Z_]+", p.read_text())}
+    assert named <= set(runmode.VARIABLES), f"undocumented variables: {sorted(named - set(runmode.VARIABLES))}"
+    readme = (ROOT / "README.md").read_text()
+    assert all(f"`{n}`" in readme for n in runmode.VARIABLES), "the README's table of variables is incomplete"
 
 
 def test_no_module_is_longer_than_a_reader_can_hold_in_mind():

@@ -310,14 +310,17 @@ def test_diff_of_two_builds_puts_gating_flips_first(tmp_path):
     b.claim("moved", per_seed=[1.5, 1.3, 1.4], **kw)
     a.claim("same", per_seed=[1.2, 1.3, 1.4], **kw)
     b.claim("same", per_seed=[1.2, 1.3, 1.4], **kw)
+    a.claim("nan", per_seed=[float("nan")] * 3, **kw)  # the same nothing measured twice has not moved
+    b.claim("nan", per_seed=[float("nan")] * 3, **kw)
     changes = {c.id: c for c in diff(a.records, b.records)}
     assert changes["flip"].verdicts == ("held", "failed") and changes["flip"].gating_flip
     assert changes["straddle"].verdicts == ("held", "undecided") and changes["straddle"].gating_flip
     assert changes["moved"].moved and not changes["moved"].flipped
     assert not (changes["same"].moved or changes["same"].flipped)
+    assert not changes["nan"].moved
     text, gating = diff_text(tmp_path / "a", tmp_path / "b")
     assert gating == 2 and text.index("demo/flip") < text.index("demo/moved")
-    assert "4 claims: 2 gating flips, 0 other flips, 1 moved, 1 identical" in text
+    assert "5 claims: 2 gating flips, 0 other flips, 1 moved, 2 identical" in text
 
 
 def test_a_value_from_draws_whose_interval_crosses_the_bound_is_undecided(tmp_path):

@@ -12,6 +12,7 @@ import pytest
 import torch
 from conftest import companion
 
+from companion import runmode
 from companion.pipeline import scales
 from companion.store import cache, entries, kept
 
@@ -20,7 +21,6 @@ from companion.store import cache, entries, kept
 def results(tmp_path, monkeypatch, isolated):
     monkeypatch.setenv("COMPANION_RESULTS_DIR", str(tmp_path / "results"))
     monkeypatch.delenv("COMPANION_KEPT_ONLY", raising=False)
-    monkeypatch.setattr(kept, "KEEP_CHAPTER", None)
     return tmp_path / "results"
 
 
@@ -59,8 +59,8 @@ def cube(cfg: Cfg, device: str = "cpu") -> dict:
 
 def test_keep_writes_provenance_and_a_kept_result_is_found_whatever_the_library(results, monkeypatch):
     calls.clear()
-    monkeypatch.setattr(kept, "KEEP_CHAPTER", "demo")
-    cube(Cfg(3))
+    with runmode.using(keep_chapter="demo"):
+        cube(Cfg(3))
     (path,) = (results / "paper" / "demo").glob("cube-*.npz")
     meta = kept.read_meta(path)
     assert meta["config"] == {"__class__": "Cfg", "n": 3} and meta["chapter"] == "demo"
@@ -69,14 +69,13 @@ def test_keep_writes_provenance_and_a_kept_result_is_found_whatever_the_library(
     monkeypatch.setattr(entries, "_source_hash", "a later library")  # the cache misses; kept is still found
     assert kept.find(cube.experiment_name, Cfg(3)) == path
     assert "changed" in kept.staleness(meta)
-    monkeypatch.setattr(cache, "REUSE_KEPT", True)
-    assert cube(Cfg(3)) == {"y": np.array([27])} and len(calls) == 1  # --keep: kept results count as done
+    with runmode.using(reuse_kept=True):
+        assert cube(Cfg(3)) == {"y": np.array([27])} and len(calls) == 1  # --keep: kept results count as done
 
 
 def test_a_page_of_kept_results_never_computes(results, monkeypatch):
-    monkeypatch.setattr(kept, "KEEP_CHAPTER", "demo")
-    cube(Cfg(4))
-    monkeypatch.setattr(kept, "KEEP_CHAPTER", None)
+    with runmode.using(keep_chapter="demo"):
+        cube(Cfg(4))
     monkeypatch.setenv("COMPANION_KEPT_ONLY", "1")
     calls.clear()
     assert cube(Cfg(4))["y"][0] == 64
@@ -113,11 +112,10 @@ def test_a_page_reads_the_longest_kept_prefix_of_seeds_and_says_so(results, monk
     # a result kept before the figure ran more seeds: its first seeds are the same runs
     assert kept.first_seeds(Seeded(), 1) == Seeded(seeds=(0,), inner=SeededInner((0,)))
     assert kept.first_seeds(Seeded(), 3) == Seeded(seeds=(0, 1, 2))
-    monkeypatch.setattr(kept, "KEEP_CHAPTER", "demo")
-    seeded(Seeded(seeds=(0,), inner=SeededInner((0,))))
-    seeded(Seeded(seeds=(0, 1, 2)))
-    seeded(Seeded(n=3, seeds=(1, 2)))  # other seeds, not a prefix: never read for seeds (0, …)
-    monkeypatch.setattr(kept, "KEEP_CHAPTER", None)
+    with runmode.using(keep_chapter="demo"):
+        seeded(Seeded(seeds=(0,), inner=SeededInner((0,))))
+        seeded(Seeded(seeds=(0, 1, 2)))
+        seeded(Seeded(n=3, seeds=(1, 2)))  # other seeds, not a prefix: never read for seeds (0, …)
     monkeypatch.setenv("COMPANION_KEPT_ONLY", "1")
     cache.KEPT_LOADED.clear()
     calls.clear()
@@ -202,16 +200,15 @@ def test_the_book_shows_kept_paper_results_beside_the_cpu_ones(tmp_path, monkeyp
     env = {"COMPANION_RESULTS_DIR": str(res), "COMPANION_CACHE_DIR": str(tmp_path / "cache"),
            "COMPANION_PAPER_VIEW": "1"}
     monkeypatch.setenv("COMPANION_RESULTS_DIR", str(res))
-    monkeypatch.setattr(kept, "KEEP_CHAPTER", "grokking")
     # the controls: 90% of the pairs generalises as it fits; without weight decay it never generalises
     no_delay = {**hist, "test_acc": 0.01 + 0.99 * sig(400), "test_loss": 4.7 * (1 - sig(400)) + 1e-3}
     no_decay = {**hist, "test_acc": np.full(len(steps), 0.01), "test_loss": np.full(len(steps), 6.0),
                 "weight_norm": 30 + 10 * sig(300)}
     controls = grokking.control_configs(cfg)
-    for arm, h in ((cfg, hist), (controls[grokking.NO_DELAY], no_delay), (controls[grokking.NO_DECAY], no_decay)):
-        for c in grokking.seed_configs(arm):  # the chapter's claims use 3 seeds
-            kept.keep(grokking.training_run.experiment_name, c, "cuda", h, 42.0, note="written by a test")
-    monkeypatch.setattr(kept, "KEEP_CHAPTER", None)
+    with runmode.using(keep_chapter="grokking"):
+        for arm, h in ((cfg, hist), (controls[grokking.NO_DELAY], no_delay), (controls[grokking.NO_DECAY], no_decay)):
+            for c in grokking.seed_configs(arm):  # the chapter's claims use 3 seeds
+                kept.keep(grokking.training_run.experiment_name, c, "cuda", h, 42.0, note="written by a test")
     (res / "runs.jsonl").write_text(json.dumps({"chapters": ["grokking"], "profile": "paper", "wall_s": 126.0}) + "\n")
     out = tmp_path / "book"
     proc = companion("build", "--profile", "smoke", "--chapter", "grokking", "--out", str(out), env=env)

@@ -30,6 +30,7 @@ import os
 import platform
 from pathlib import Path
 
+from companion import runmode
 from companion.settings import one_of
 
 #: the kernel choices pinned in every process (an explicit setting in the environment wins)
@@ -46,7 +47,7 @@ DTYPES = ("float32", "float64")
 
 def settings(mode: str | None = None) -> dict[str, str]:
     """The environment settings of ``mode`` (default: ``COMPANION_NUMERICS``, else ``avx2``)."""
-    mode = one_of("COMPANION_NUMERICS", mode or os.environ.get("COMPANION_NUMERICS") or "avx2", MODES)
+    mode = one_of("COMPANION_NUMERICS", mode or runmode.variable("COMPANION_NUMERICS", "avx2"), MODES)
     if mode == "native":
         return {}
     return {**PINNED, "MKL_CBWR": "COMPATIBLE"} if mode == "compatible" else dict(PINNED)
@@ -120,7 +121,7 @@ def fingerprint() -> dict:
     config = torch.__config__.show().splitlines()
     mkl = next((line.strip().lstrip("- ") for line in config if "Math Kernel" in line), "")
     return {"cpu": cpu_model(), "torch": torch.__version__, "mkl": mkl,
-            "mode": os.environ.get("COMPANION_NUMERICS") or "avx2", "pinned": in_force(),
+            "mode": runmode.variable("COMPANION_NUMERICS", "avx2"), "pinned": in_force(),
             "aten_capability": torch.backends.cpu.get_cpu_capability(),
             "hashes": {d: run_hash(d) for d in DTYPES}}
 

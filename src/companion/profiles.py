@@ -23,6 +23,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Mapping, TypeVar
 
+from companion import runmode
 from companion.settings import ParameterError, one_of, unstated  # noqa: F401  (re-exported)
 
 PROFILES = ("smoke", "cpu", "paper")
@@ -101,31 +102,18 @@ def departures(config: Any, paper: Any) -> list[tuple[str, Any, Any]]:
 
 
 def threads() -> int:
-    """Torch intra-op threads: ``COMPANION_THREADS`` if set, else 1.
+    """Torch intra-op threads: the run mode's (:mod:`companion.runmode`; ``COMPANION_THREADS``), default 1.
 
     Measured on the 2-core build machine: the small models of this book ran several times
     slower with 2 threads than with 1 when the other core was busy (the build runs two
     chapters at once), so one thread per process is the default.
     """
-    return _count("COMPANION_THREADS")
-
-
-def _count(name: str) -> int:
-    """The positive integer in environment variable ``name`` (default 1); anything else is a
-    :class:`ParameterError` that says what it must be."""
-    raw = os.environ.get(name, "1")
-    try:
-        n = int(raw)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise ParameterError(f"{name} must be a whole number of at least 1, got {raw!r}")
-    return n
+    return runmode.current().threads
 
 
 def workers() -> int:
     """Processes that compute a chapter's experiments before it reads them
-    (:func:`companion.pipeline.runs.precompute`): ``COMPANION_WORKERS`` if set, else 1.
+    (:func:`companion.pipeline.runs.precompute`): the run mode's (``COMPANION_WORKERS``), default 1.
 
     Each runs one experiment at a time on :func:`threads` threads, exactly as the chapter would
     in its own process, so more workers change the wall time and not the numbers. Measured on
@@ -133,7 +121,7 @@ def workers() -> int:
     for this book's small models against 2×). ``companion build`` sets it to the cores per
     chapter: all of them when one chapter is built, one each when two run at once.
     """
-    return _count("COMPANION_WORKERS")
+    return runmode.current().workers
 
 
 @dataclass(frozen=True)
@@ -148,7 +136,7 @@ class RunContext:
     precomputed: str = ""  # what companion.pipeline.runs.precompute did, if anything
 
     def describe(self) -> str:
-        if os.environ.get("COMPANION_KEPT_ONLY"):
+        if runmode.current().kept_only:
             return (f"profile **{self.profile}** from **kept results** only (computed earlier; where and when "
                     "is given below); nothing was trained for this page")
         return (f"profile **{self.profile}**, device **{self.device}**, seed **{self.seed}**, "

@@ -10,11 +10,11 @@ tables) reads one vocabulary.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion import runmode
 from companion.claims.expectations import _fmt
 from companion.events import NOT_OBSERVED
 from companion.store.entries import repo_root
@@ -133,10 +133,10 @@ RERUN_CLAIMS = Path("_build") / "reruns" / "claims"
 
 def claims_dir() -> Path:
     """Where this process's chapters write their claims: the folder it is given in
-    ``COMPANION_CLAIMS_DIR`` (a build gives each build its own), else :data:`RERUN_CLAIMS`. Never the
-    published ``_build/claims``: only ``companion build`` publishes claims."""
-    if os.environ.get("COMPANION_CLAIMS_DIR"):
-        return Path(os.environ["COMPANION_CLAIMS_DIR"])
+    run mode's ``claims_dir`` (:mod:`companion.runmode`; a build gives each build its own), else
+    :data:`RERUN_CLAIMS`. Never the published ``_build/claims``: only ``companion build`` publishes claims."""
+    if (given := runmode.current().claims_dir) is not None:
+        return given
     return (repo_root() or Path.cwd()) / RERUN_CLAIMS
 
 

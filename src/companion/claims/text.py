@@ -4,8 +4,10 @@ machine (build the book at ``--seed 0`` and ``--seed 1000``, or on two CPUs, and
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from companion.claims.expectations import _fmt
 from companion.claims.record import HYPOTHESIS_VERDICTS, VERDICTS, Claim, load_claims
@@ -80,8 +82,12 @@ class Change:
 
     @property
     def moved(self) -> bool:
-        return self.a is not None and self.b is not None and (
-            self.a.measured != self.b.measured or self.a.per_seed != self.b.per_seed)
+        """Whether a value changed, bit for bit (NaN equals NaN: both builds measured the same nothing)."""
+        def same(x: Any, y: Any) -> bool:
+            return json.dumps(x, default=str) == json.dumps(y, default=str)
+
+        return self.a is not None and self.b is not None and not (
+            same(self.a.measured, self.b.measured) and same(self.a.per_seed, self.b.per_seed))
 
     def line(self) -> str:
         va, vb = self.verdicts

@@ -10,12 +10,13 @@ Pixels are scaled to [0, 1] and flattened.
 from __future__ import annotations
 
 import gzip
-import os
 import struct
 from pathlib import Path
 
 import numpy as np
 import torch
+
+from companion import runmode
 
 _DTYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
 MNIST_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte")
@@ -59,7 +60,7 @@ SKLEARN_DIGITS = "scikit-learn load_digits (8×8 UCI digits; no MNIST files give
 def digits_source(mnist_dir: str | Path | None = None) -> str:
     """Which images :func:`load_digits_dataset` will use: MNIST when ``mnist_dir`` (or
     ``COMPANION_MNIST_DIR``) is given, else scikit-learn's bundled 8×8 digits."""
-    mnist_dir = mnist_dir or os.environ.get("COMPANION_MNIST_DIR")
+    mnist_dir = mnist_dir or runmode.variable("COMPANION_MNIST_DIR")
     return f"MNIST (IDX files in {Path(mnist_dir).name})" if mnist_dir else SKLEARN_DIGITS
 
 
@@ -70,7 +71,7 @@ def load_digits_dataset(n_train: int, n_test: int, seed: int = 0, mnist_dir: str
     With MNIST files (Omnigrok / Fig. 6a protocol) both sets come from the 60k training split;
     otherwise from scikit-learn's 8×8 digits (``n_train + n_test ≤ 1797``).
     """
-    mnist_dir = mnist_dir or os.environ.get("COMPANION_MNIST_DIR")
+    mnist_dir = mnist_dir or runmode.variable("COMPANION_MNIST_DIR")
     if mnist_dir:
         d = Path(mnist_dir)
         img, lab = _find(d, MNIST_FILES[0]), _find(d, MNIST_FILES[1])

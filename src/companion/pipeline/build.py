@@ -43,10 +43,10 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
-from companion import numerics
+from companion import numerics, runmode
 from companion.claims import load_claims
 from companion.claims.text import text_table
 from companion.pipeline import scales
@@ -288,23 +288,24 @@ def _build(root: Path, out: Path, bdir: Path, profile: str, device: str, todo: l
     jobs = jobs or min(2, os.cpu_count() or 1, len(todo))
     if device in ("cuda",):
         jobs = 1  # chapters on one GPU would race for its memory
+    # each chapter's kernel runs under this mode (it reaches the kernel through its environment): the
+    # build's claims folder, this cache, and the cores a chapter may use spent as processes of one
+    # thread each (profiles.workers)
+    base = runmode.current()
+    mode = replace(base, claims_dir=bdir / "claims", cache_dir=base.cache_dir or root / "_build" / "cache",
+                               workers=runmode.count("COMPANION_WORKERS", max(1, (os.cpu_count() or 1) // jobs)),
+                               fresh_before=time.time() if fresh else base.fresh_before)
     # the kernel's inline backend turns figures into images (a user's MPLBACKEND=agg would not)
     env = {"MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYTHONHASHSEED": "0",
-           "COMPANION_CLAIMS_DIR": str(bdir / "claims"),
-           "COMPANION_CACHE_DIR": os.environ.get("COMPANION_CACHE_DIR", str(root / "_build" / "cache")),
-           "COMPANION_THREADS": os.environ.get("COMPANION_THREADS", "1"),
            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
-           # the cores a chapter may use are spent as processes of one thread each (profiles.workers)
-           "COMPANION_WORKERS": os.environ.get("COMPANION_WORKERS", str(max(1, (os.cpu_count() or 1) // jobs))),
            "JUPYTER_PATH": os.pathsep.join([str(kernel_dir(out)),
                                           os.environ.get("JUPYTER_PATH", "")]).rstrip(os.pathsep),
-           "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
-    if fresh:
-        env["COMPANION_FRESH_BEFORE"] = str(time.time())
+           "PYDEVD_DISABLE_FILE_VALIDATION": "1", **runmode.environment(mode)}
     # at the cpu profile, chapters with kept paper-scale results also show those (scales.py)
-    show_paper = profile == "cpu" or os.environ.get("COMPANION_PAPER_VIEW") == "1"
+    show_paper = profile == "cpu" or runmode.variable("COMPANION_PAPER_VIEW") == "1"
     views = [ch for ch in todo if show_paper and profile != scales.SCALE and scales.has_kept(ch)]
-    view_env = {**env, "COMPANION_KEPT_ONLY": "1", "COMPANION_CLAIMS_DIR": str(bdir / "claims-paper")}
+    view_env = {**env, **runmode.environment(replace(mode, kept_only=True,
+                                                                 claims_dir=bdir / "claims-paper"))}
     view_params = {**parameters, "profile": scales.SCALE, "device": "cpu"}
     print(f"[build] profile={profile} device={device} seed={seed} chapters={', '.join(todo)} "
           f"jobs={jobs} out={out}" + (f"; paper-scale results kept for: {', '.join(views)}" if views else ""),

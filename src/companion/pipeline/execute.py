@@ -18,6 +18,7 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from companion import runmode
 from companion.claims import HYPOTHESIS_VERDICTS, VERDICTS
 from companion.profiles import ParameterError
 
@@ -246,7 +247,7 @@ def _child(spec_path: str) -> None:
 
 
 #: seconds between the build's lines on the chapters still running
-PROGRESS_EVERY = float(os.environ.get("COMPANION_PROGRESS_EVERY", 60))
+PROGRESS_EVERY = float(runmode.variable("COMPANION_PROGRESS_EVERY", "60"))
 
 
 def print_progress(bdir: Path, running: dict) -> None:

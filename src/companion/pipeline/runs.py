@@ -18,13 +18,14 @@ import math
 import os
 import time
 import traceback
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from companion import profiles
+from companion import profiles, runmode
 from companion.experiments import chapter_module
 from companion.profiles import ParameterError
-from companion.store import cache, entries, kept, slices
+from companion.store import cache, entries, slices
 from companion.store.entries import cache_dir
 from companion.store.kept import results_root
 from companion.store.tasks import Task
@@ -33,11 +34,9 @@ from companion.store.tasks import Task
 def plan(chapter: str, profile: str, device: str, seed: int = 0) -> list[Task]:
     """The top-level experiments of ``chapter`` at ``profile``, in ``run_all`` order, without duplicates."""
     module = chapter_module(chapter)
-    cache.PLANNING, cache.PLAN[:] = True, []
-    try:
+    cache.PLAN[:] = []
+    with runmode.using(planning=True):
         module.run_all(profile, device, seed)
-    finally:
-        cache.PLANNING = False
     tasks, seen = [], set()
     for fn, config, dev in cache.PLAN:
         k = entries.key(fn.experiment_name, config, dev)
@@ -163,22 +162,24 @@ def summary(rows: list[dict], jobs: int = 1) -> str:
 
 
 # --------------------------------------------------------------------------- execution
-def _init_worker(profile: str, device: str, seed: int) -> None:
+def _init_worker(mode: runmode.RunMode, profile: str, device: str, seed: int) -> None:
+    """A worker process runs under its parent's mode, with locks."""
+    runmode.set_mode(mode)
     profiles.setup(profile, device, seed)
 
 
 def run_task(task: Task, deadline: float | None, keep: str | None) -> dict:
     """Compute one task (in this process); returns its status row."""
     slices.configure(deadline=deadline)
-    kept.KEEP_CHAPTER, kept.KEEP_PROFILE = (task.chapter, keep) if keep else (None, "paper")
-    cache.REUSE_KEPT = bool(keep)
     row = {"chapter": task.chapter, "experiment": task.name, "key": task.key, "config": short_config(task.config)}
     if deadline is not None and time.time() >= deadline:
         return {**row, "status": "not started", "seconds": 0.0}
     n0 = len(cache.computed)
     t0 = time.perf_counter()
+    keeping = dict(keep_chapter=task.chapter, keep_profile=keep, reuse_kept=True) if keep else {}
     try:
-        task.function()(task.config, task.device)
+        with runmode.using(**keeping):
+            task.function()(task.config, task.device)
         new = cache.computed[n0:]
         status = "computed" if (task.experiment in new or (task.members and new)) else "done before"
         if task.members:
@@ -228,15 +229,12 @@ def execute(tasks: list[Task], profile: str, device: str, seed: int, jobs: int =
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    os.environ["COMPANION_LOCKS"] = "1"  # workers share nested experiments through locks
-    try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=_init_worker, initargs=(profile, device, seed)) as pool:
-            futures = [pool.submit(run_task, tasks[i], deadline, keep) for i in order]
-            for f in as_completed(futures):
-                report(f.result())
-    finally:
-        os.environ.pop("COMPANION_LOCKS", None)
+    mode = replace(runmode.current(), locks=True)  # workers share nested experiments through locks
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_init_worker, initargs=(mode, profile, device, seed)) as pool:
+        futures = [pool.submit(run_task, tasks[i], deadline, keep) for i in order]
+        for f in as_completed(futures):
+            report(f.result())
     return rows
 
 
@@ -252,10 +250,8 @@ def precompute(chapter: str, ctx, workers: int | None = None):
     it reads it. Nothing is done with one worker, on a GPU (one device, one process) or at
     ``smoke`` (starting the workers costs more than the profile's runs).
     """
-    from dataclasses import replace
-
     workers = profiles.workers() if workers is None else workers
-    if workers <= 1 or ctx.device != "cpu" or ctx.profile == "smoke" or os.environ.get("COMPANION_KEPT_ONLY"):
+    if workers <= 1 or ctx.device != "cpu" or ctx.profile == "smoke" or runmode.current().kept_only:
         return ctx
     tasks = plan(chapter, ctx.profile, ctx.device, ctx.seed)
     todo = [t for t in tasks if not cache.done(t.function(), t.config, t.device)]

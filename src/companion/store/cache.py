@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from companion import runmode
 from companion.store import kept, slices
 from companion.store.dirlock import alive
 from companion.store.entries import EXPERIMENTS, cache_dir, entry_path, key, load, save, stale
@@ -32,15 +33,12 @@ from companion.store.entries import EXPERIMENTS, cache_dir, entry_path, key, loa
 #: build's progress report read it.
 computed: list[str] = []
 
-#: ``plan`` mode (``companion run`` listing a chapter's experiments): top-level calls are
-#: recorded in :data:`PLAN` as ``(experiment, config, device)`` and not run.
-PLANNING = False
+#: in the run mode's ``planning`` (``companion run`` listing a chapter's experiments), top-level
+#: calls are recorded here as ``(experiment, config, device)`` and not run.
 PLAN: list[tuple[Callable[..., Any], Any, str]] = []
 #: probe mode (``--dry-run``): one record per experiment probed, see :func:`_probe_record`
 PROBES: list[dict] = []
 _PROBED: dict[str, Any] = {}
-#: reuse kept results (``companion run --keep``): a kept result counts as done
-REUSE_KEPT = False
 
 
 def _claim(lock: Path, entry: Path) -> bool:
@@ -75,18 +73,19 @@ def experiment(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     The wrapped function gains ``fresh=False`` to force a recompute. Around the computation it
     keeps a frame for :mod:`companion.store.slices` (probes, deadline, checkpoints), and it serves
-    kept results (:mod:`companion.store.kept`): only them when ``COMPANION_KEPT_ONLY`` is set (a page
-    of kept results, which never computes), or before computing in a ``--keep`` run.
+    kept results (:mod:`companion.store.kept`): only them in the run mode's ``kept_only`` (a page
+    of kept results, which never computes), or before computing in its ``reuse_kept`` (``--keep``).
     """
     name = f"{fn.__module__}.{fn.__qualname__}"
     short = name.rsplit(".", 1)[-1]
 
     @functools.wraps(fn)
     def wrapper(config: Any, device: str = "cpu", *, fresh: bool = False) -> Any:
-        if PLANNING and not slices.FRAMES:
+        mode = runmode.current()
+        if mode.planning and not slices.FRAMES:
             PLAN.append((wrapper, config, device))
             return None
-        if os.environ.get("COMPANION_KEPT_ONLY"):
+        if mode.kept_only:
             found, fewer_seeds = kept.find_for_page(name, config)
             if found is None:
                 raise kept.NotKept(name, config)
@@ -108,14 +107,14 @@ def experiment(fn: Callable[..., Any]) -> Callable[..., Any]:
                                    "estimate": 0.0, "config": config})
                 kept.keep(name, config, device, value, None)
                 return value
-        if REUSE_KEPT and not fresh and (found := kept.find(name, config)) is not None:
+        if mode.reuse_kept and not fresh and (found := kept.find(name, config)) is not None:
             value, _ = kept.read(found)
             if probing:
                 PROBES.append({"name": short, "key": k, "depth": len(slices.FRAMES), "status": "kept",
                                "estimate": 0.0, "config": config})
             return value
         lock = cache_dir() / "locks" / f"{short}-{k[:24]}.lock"
-        locked = not probing and os.environ.get("COMPANION_LOCKS") == "1"
+        locked = not probing and mode.locks
         if locked and not _claim(lock, path):
             return load(path)[1]
 
@@ -176,7 +175,7 @@ def done(fn: Callable[..., Any], config: Any, device: str) -> bool:
     path = entry_path(fn.experiment_name, key(fn.experiment_name, config, device))
     if path.exists() and not stale(path) and load(path)[0]:
         return True
-    return REUSE_KEPT and kept.find(fn.experiment_name, config) is not None
+    return runmode.current().reuse_kept and kept.find(fn.experiment_name, config) is not None
 
 
 def put(fn: Callable[..., Any], config: Any, device: str, value: Any, seconds: float | None,

@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-from companion import numerics
+from companion import numerics, runmode
 
 MAGIC = b"companion-cache-v1\n"
 _source_hash: str | None = None
@@ -46,9 +46,9 @@ def repo_root(start: Path | None = None) -> Path | None:
 
 
 def cache_dir() -> Path:
-    """``COMPANION_CACHE_DIR``, else ``<repo>/_build/cache``, else ``~/.cache/companion``."""
-    if os.environ.get("COMPANION_CACHE_DIR"):
-        return Path(os.environ["COMPANION_CACHE_DIR"])
+    """The run mode's (:mod:`companion.runmode`), else ``<repo>/_build/cache``, else ``~/.cache/companion``."""
+    if (given := runmode.current().cache_dir) is not None:
+        return given
     root = repo_root() or repo_root(Path(__file__).parent)
     return root / "_build" / "cache" if root else Path.home() / ".cache" / "companion"
 
@@ -155,9 +155,9 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def stale(path: Path) -> bool:
-    """Whether an entry was written before ``COMPANION_FRESH_BEFORE`` (a ``--fresh`` build's start):
-    such entries are ignored, the ones the fresh build itself wrote are reused."""
-    before = os.environ.get("COMPANION_FRESH_BEFORE")
+    """Whether an entry was written before the run mode's ``fresh_before`` (a ``--fresh`` build's
+    start): such entries are ignored, the ones the fresh build itself wrote are reused."""
+    before = runmode.current().fresh_before
     try:
         return before is not None and path.stat().st_mtime < float(before)
     except FileNotFoundError:

@@ -28,12 +28,8 @@ from typing import Any
 import numpy as np
 
 import companion
+from companion import runmode
 from companion.store.entries import EXPERIMENTS, canonical, library_hash, repo_root, write_atomic
-
-#: the chapter a ``--keep`` run is computing (set per task by ``companion run``); None: keep nothing
-KEEP_CHAPTER: str | None = None
-#: the profile a ``--keep`` run is computing
-KEEP_PROFILE: str = "paper"
 
 
 class NotKept(Exception):
@@ -49,7 +45,7 @@ class NotKept(Exception):
 
 def viewing() -> bool:
     """Whether this process shows kept results only (a page of kept results: it never computes)."""
-    return bool(os.environ.get("COMPANION_KEPT_ONLY"))
+    return runmode.current().kept_only
 
 
 def partial(thunks: dict) -> dict:
@@ -70,9 +66,9 @@ def partial(thunks: dict) -> dict:
 
 
 def results_root() -> Path:
-    """``COMPANION_RESULTS_DIR``, else ``<repo>/results``."""
-    if os.environ.get("COMPANION_RESULTS_DIR"):
-        return Path(os.environ["COMPANION_RESULTS_DIR"])
+    """The run mode's ``results_dir`` (:mod:`companion.runmode`), else ``<repo>/results``."""
+    if (given := runmode.current().results_dir) is not None:
+        return given
     root = repo_root() or repo_root(Path(__file__).parent) or Path.cwd()
     return root / "results"
 
@@ -216,7 +212,7 @@ def read_meta(path: Path) -> dict:
 
 
 def write(path: Path, value: Any, meta: dict) -> None:
-    """Atomically (:func:`companion.entries.write_atomic`)."""
+    """Atomically (:func:`companion.store.entries.write_atomic`)."""
     write_atomic(path, dumps(value, meta))
 
 
@@ -231,8 +227,8 @@ def device_name(device: str) -> str:
 
 def commit() -> str:
     """``COMPANION_COMMIT`` (a GPU machine has no .git), else ``git rev-parse HEAD``, else unknown."""
-    if os.environ.get("COMPANION_COMMIT"):
-        return os.environ["COMPANION_COMMIT"]
+    if given := runmode.variable("COMPANION_COMMIT"):
+        return given
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10,
                              cwd=repo_root() or Path(__file__).parent)
@@ -243,10 +239,12 @@ def commit() -> str:
 
 def keep(name: str, config: Any, device: str, value: Any, seconds: float | None,
          note: str | None = None) -> Path | None:
-    """Write ``value`` as a kept result of the running ``--keep`` chapter (if it is not already)."""
-    if KEEP_CHAPTER is None:
+    """Write ``value`` as a kept result of the run mode's ``keep_chapter`` (a ``--keep`` run), if it
+    is not already."""
+    mode = runmode.current()
+    if mode.keep_chapter is None:
         return None
-    path = results_root() / KEEP_PROFILE / KEEP_CHAPTER / filename(name, config)
+    path = results_root() / mode.keep_profile / mode.keep_chapter / filename(name, config)
     if path.exists():
         return path
     import torch
@@ -255,7 +253,7 @@ def keep(name: str, config: Any, device: str, value: Any, seconds: float | None,
             "device": device_name(device), "device_kind": device.split(":")[0],
             "torch": torch.__version__, "commit": commit(), "library": library_hash(),
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "seconds": seconds, "chapter": KEEP_CHAPTER, "profile": KEEP_PROFILE, "note": note}
+            "seconds": seconds, "chapter": mode.keep_chapter, "profile": mode.keep_profile, "note": note}
     write(path, value, meta)
     return path
 

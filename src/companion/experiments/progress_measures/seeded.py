@@ -19,8 +19,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from companion import runmode
 from companion.events import NOT_OBSERVED, first_crossing, observed, ratio
-from companion.store import cache, kept
+from companion.store import kept
 
 from .runs import COMMUTATIVE, batch_signature, modular_run, modular_runs
 
@@ -37,7 +38,7 @@ def _at(run, s: int):
 def seeded(runs: dict, seeds: tuple, device: str) -> dict:
     """``{key: [history per seed]}``; on a page of kept results only the kept seeds (keys with none
     left out; :class:`~companion.store.kept.NotKept` when no key has one)."""
-    if cache.PLANNING:  # `companion run`: record every run as a task, train nothing
+    if runmode.current().planning:  # `companion run`: record every run as a task, train nothing
         return {key: [modular_run(_at(r, s), device) for s in seeds] for key, r in runs.items()}
     if kept.viewing():
         out, missing = {}, None
