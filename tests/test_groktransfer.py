@@ -8,7 +8,7 @@ import torch
 
 from companion.data import embeddings
 from companion.data import xor as X
-from companion.events import NOT_OBSERVED, first_crossing
+from companion.events import NOT_OBSERVED, first_crossing, worst
 from companion.experiments import groktransfer as ex
 from companion.measures import pntk
 from companion.models import fnn as G
@@ -384,7 +384,7 @@ def test_delays_of_a_run_that_never_generalises_are_not_observed():
     sc = {"epoch": ep, "train_acc": fit[None], "test_acc": never[None]}
     td = ex.transfer_delays(gt, sc)
     assert td.sooner == [NOT_OBSERVED] and td.transfer[0].ratio == 2.0
-    assert ex.worst([1.0, NOT_OBSERVED]) is NOT_OBSERVED and ex.worst([1.0, 3.0]) == 3.0
+    assert worst([1.0, NOT_OBSERVED]) is NOT_OBSERVED and worst([1.0, 3.0]) == 3.0
 
 
 def test_outcomes_split_the_seeds_by_whether_the_target_reached_90_percent():

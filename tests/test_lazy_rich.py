@@ -390,13 +390,13 @@ def test_closure_width_limit():
     assert devs[1] < devs[0] / 3 and devs[1] < 0.05
 
 
-def test_crossing_interpolates_in_log_time():
-    from companion.events import NOT_OBSERVED
-    from companion.experiments.lazy_rich import crossing, half_times
+def test_interpolated_crossing_is_linear_in_log_time():
+    from companion.events import NOT_OBSERVED, interpolated_fall
+    from companion.experiments.lazy_rich import half_times
 
     step = np.array([0, 10, 100, 1000])
-    assert crossing(step, [1.0, 0.8, 0.4, 0.1], 0.6) == pytest.approx(10 ** 1.5)
-    assert crossing(step, [1.0, 0.9, 0.8, 0.7], 0.5) is NOT_OBSERVED  # never reached: not a number
+    assert interpolated_fall(step, [1.0, 0.8, 0.4, 0.1], 0.6) == pytest.approx(10 ** 1.5)
+    assert interpolated_fall(step, [1.0, 0.9, 0.8, 0.7], 0.5) is NOT_OBSERVED  # never reached: not a number
     train, test = np.array([1.0, 0.4, 0.1, 0.0]), np.array([1.0, 1.2, 0.5, 0.1])
     assert half_times(step, train, test) == pytest.approx((10 ** (1 - 1 / 6), 100.0))
 
@@ -405,12 +405,11 @@ def test_never_reached_events_fail_delay_claims():
     """A run whose test loss never halves has no delay: ratios and monotonicity built on it are
     not observed, so "grows with α" cannot hold on an ∞ (issue 12)."""
     from companion.claims import at_least, is_true
-    from companion.events import NOT_OBSERVED
-    from companion.experiments.lazy_rich.measures import increasing, ratio
+    from companion.events import NOT_OBSERVED, increasing, ratio
 
-    assert ratio(NOT_OBSERVED, 10.0) is NOT_OBSERVED
+    assert ratio(NOT_OBSERVED, 10.0, floor=None) is NOT_OBSERVED
     assert increasing([1.0, 2.0, NOT_OBSERVED]) is NOT_OBSERVED
-    assert not at_least(2.0).holds(ratio(NOT_OBSERVED, 10.0))
+    assert not at_least(2.0).holds(ratio(NOT_OBSERVED, 10.0, floor=None))
     assert not is_true().holds(increasing([1.0, NOT_OBSERVED]))
 
 
@@ -631,8 +630,8 @@ def test_shared_transformer_runs_match_alone():
 def test_rank_trend_reads_only_observed_runs_and_needs_enough_of_them():
     """A 3% wiggle between neighbours keeps ρ near 1 where strict monotonicity fails; a run that never
     generalised is left out, never counted as an infinite delay; too few observed runs is not observed."""
-    from companion.events import NOT_OBSERVED
-    from companion.experiments.lazy_rich.measures import increasing, rank_trend
+    from companion.events import NOT_OBSERVED, increasing
+    from companion.experiments.lazy_rich.measures import rank_trend
 
     alphas = [1 / 32, 0.25, 0.5, 1, 2, 4, 8, 16]
     wiggle = [2.86, 3.87, 3.75, 3.72, 4.06, 4.92, 6.64, 9.97]

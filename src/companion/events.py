@@ -1,5 +1,12 @@
 """Events in a training history — the step a threshold is first crossed — and what is built
-from them (delays, ratios), with an honest value for an event that never happened.
+from them (delays, ratios, the worst of several, monotonicity), with an honest value for an event
+that never happened: the one home of these definitions for every chapter.
+
+Two crossing times, for two kinds of history: :func:`first_crossing` (and :func:`first_crossings`
+for an array of runs), the first *logged* step at which a curve reaches a level — the accuracy
+clocks of every classification chapter; :func:`interpolated_fall` / :func:`interpolated_rise`, the
+time a curve reaches a level interpolated linearly in log(step) between logged points — the loss
+clocks of Kumar et al.'s logarithmically logged runs.
 
 An event that did not happen in the run is :data:`NOT_OBSERVED`, never ``inf``: a model that
 never generalises has no grokking delay, so "delay > 5" must not hold for it. Arithmetic with
@@ -71,12 +78,57 @@ def first_crossing(steps: np.ndarray, values: np.ndarray, threshold: float, belo
     return float(np.asarray(steps)[hit[0]]) if len(hit) else never
 
 
-def ratio(late: Any, early: Any, floor: float = 1.0):
-    """``late / max(early, floor)`` — e.g. a grokking delay t_test / t_train; not observed when
-    either event was not."""
+def first_crossings(steps: np.ndarray, values: np.ndarray, threshold: float) -> np.ndarray:
+    """:func:`first_crossing` of each run of ``values`` (..., n_logged), as floats: NaN where it was
+    not observed (an array cannot hold :data:`NOT_OBSERVED`; :func:`observed` reads NaN as not observed)."""
+    flat = [first_crossing(steps, v, threshold) for v in values.reshape(-1, values.shape[-1])]
+    return np.array([t if observed(t) else np.nan for t in flat], float).reshape(values.shape[:-1])
+
+
+def interpolated_fall(step, curve, level: float):
+    """First time ``curve`` falls to ``level`` or below, interpolated linearly in log(step)
+    between logged points; :data:`NOT_OBSERVED` if never (``0`` if already there at the first point)."""
+    step, curve = np.asarray(step, float), np.asarray(curve, float)
+    hit = np.nonzero(curve <= level)[0]
+    if not len(hit):
+        return NOT_OBSERVED
+    i = hit[0]
+    if i == 0:
+        return 0.0
+    s0, s1 = max(step[i - 1], 1.0), step[i]
+    c0, c1 = curve[i - 1], curve[i]
+    frac = (c0 - level) / (c0 - c1) if c0 != c1 else 1.0
+    return float(np.exp(np.log(s0) + frac * (np.log(s1) - np.log(s0))))
+
+
+def interpolated_rise(step, curve, level: float):
+    """First time ``curve`` rises to ``level`` or above (an accuracy), as :func:`interpolated_fall`."""
+    return interpolated_fall(step, -np.asarray(curve), -level)
+
+
+def ratio(late: Any, early: Any, floor: float | None = 1.0):
+    """``late / max(early, floor)`` — e.g. a grokking delay t_test / t_train, or how many times sooner
+    ``early`` came than ``late``; not observed when either event was not. ``floor=None``: the plain
+    ratio, not observed when ``early`` is 0 (interpolated times, which can be below one step)."""
     if not (observed(late) and observed(early)):
         return NOT_OBSERVED
+    if floor is None:
+        return float(late) / float(early) if early else NOT_OBSERVED
     return float(late) / max(float(early), floor)
+
+
+def worst(values: list):
+    """The largest of ``values`` (a ratio over depths, a deviation over settings); not observed if
+    any is: every run counts."""
+    return max(values) if all(observed(v) for v in values) else NOT_OBSERVED
+
+
+def increasing(values, strict: bool = True):
+    """Whether ``values`` increase (non-decreasing if not ``strict``); not observed if any value is."""
+    if not all(observed(x) for x in values):
+        return NOT_OBSERVED
+    v = [float(x) for x in values]
+    return all((b > a) if strict else (b >= a) for a, b in zip(v, v[1:]))
 
 
 def fmt_value(x: Any) -> str:

@@ -39,13 +39,11 @@ from companion.experiments.groktransfer.common import (  # noqa: F401  (the chap
     select_partial,
     select_weak,
     selection_record,
-    sooner,
     surpass,
     test90_epochs,
     test_at_fit,
     time_gap,
     transfer_delays,
-    worst,
 )
 from companion.experiments.groktransfer.digits import DIGITS, Digits, DigitsGaps, digits, digits_gaps  # noqa: F401
 from companion.experiments.groktransfer.fair_arms import (  # noqa: F401

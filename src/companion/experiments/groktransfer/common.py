@@ -190,15 +190,10 @@ def seed_delays(batch: dict, members=None, threshold: float = 0.9) -> list[Delay
     return [delays(batch["epoch"], batch["train_acc"][m], batch["test_acc"][m], threshold) for m in members]
 
 
-def sooner(late, early):
-    """How many times sooner ``early`` happened than ``late`` (both must be observed)."""
-    return float(late) / max(float(early), 1.0) if observed(late) and observed(early) else NOT_OBSERVED
-
-
 def seeds_sooner(late: list, early: list) -> list:
     """Per seed, how many times sooner the ``early`` runs reached 90% test than the ``late`` ones (two lists of
-    :class:`Delays` in seed order; :func:`sooner`, not observed unless both did)."""
-    return [sooner(a.test, b.test) for a, b in zip(late, early)]
+    :class:`Delays` in seed order; :func:`~companion.events.ratio`, not observed unless both did)."""
+    return [ratio(a.test, b.test) for a, b in zip(late, early)]
 
 
 def test_at_fit(batch: dict, threshold: float = 0.9) -> list:
@@ -300,11 +295,6 @@ def surpass(d: TransferDelays) -> list:
     """Fig. 6 "surpass": per seed, the target's final test accuracy minus its weak model's (not observed
     where the weak model did not meet the transfer premise)."""
     return [t - w if observed(t) else NOT_OBSERVED for t, w in zip(d.transfer_final, d.weak_test)]
-
-
-def worst(values: list):
-    """The largest of ``values``; not observed if any is (every run counts)."""
-    return max(values) if all(observed(v) for v in values) else NOT_OBSERVED
 
 
 def test90_epochs(ds: list) -> list:

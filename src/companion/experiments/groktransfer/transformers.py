@@ -11,7 +11,7 @@ import torch
 from companion import profiles
 from companion.data.modular import modular_arithmetic
 from companion.data.xor import sparse_parity
-from companion.events import NOT_OBSERVED, first_crossing, observed
+from companion.events import NOT_OBSERVED, first_crossing, observed, ratio, worst
 from companion.experiments.groktransfer.common import (
     SELECTION_RULES,
     Delays,
@@ -22,8 +22,6 @@ from companion.experiments.groktransfer.common import (
     seeded,
     select,
     selection_record,
-    sooner,
-    worst,
 )
 from companion.experiments.groktransfer.modular import (
     WEAK_ADD,
@@ -250,13 +248,13 @@ def transformer_race(runs: dict, threshold: float = 0.9) -> TransformerRace:
     """:class:`TransformerRace` of a Fig. 8b/16 set of runs (same budget for both arms)."""
     a, b = seed_test_epochs(runs["transfer"], threshold), seed_test_epochs(runs["grokfast"], threshold)
     gf = [float(h["train_acc"][-1]) for h in runs["grokfast"].get("seeds", [runs["grokfast"]])]
-    return TransformerRace(a, b, [sooner(y, x) for x, y in zip(a, b)], gf, int(runs["transfer"]["step"][-1]))
+    return TransformerRace(a, b, [ratio(y, x) for x, y in zip(a, b)], gf, int(runs["transfer"]["step"][-1]))
 
 
 def race_sooner(late: dict, early: dict, threshold: float = 0.9) -> list:
     """Per seed, how many times sooner run ``early`` reaches ``threshold`` test accuracy than run
     ``late`` (not observed unless both do)."""
-    return [sooner(a, b) for a, b in zip(seed_test_epochs(late, threshold), seed_test_epochs(early, threshold))]
+    return [ratio(a, b) for a, b in zip(seed_test_epochs(late, threshold), seed_test_epochs(early, threshold))]
 
 
 def test_epoch(run: dict, threshold: float = 0.9):

@@ -11,7 +11,8 @@ departure. One module per figure group:
 * :mod:`.neurons` — neuron-level committee machines (Figs. 11, 13a, 15);
 * :mod:`.networks` — modular MLP, student–teacher, digits (Figs. 2, 6a, 8, 13b, 16, 17, 18);
 * :mod:`.transformer` — the α-scaled transformer and its linearisation (Figs. 6b, 12, 13c);
-* :mod:`.measures` — crossing times and monotonicity on the curves.
+* :mod:`.measures` — half-times, tracking and rank trends on the curves (crossing times,
+  ratios and monotonicity are :mod:`companion.events`').
 """
 
 from __future__ import annotations
@@ -61,14 +62,7 @@ from companion.experiments.lazy_rich.fig1 import (
     fig4_summary,
 )
 from companion.experiments.lazy_rich.kernels import alignment_numerator, kernel_sample_size, readout_kernel
-from companion.experiments.lazy_rich.measures import (
-    control_values,
-    crossing,
-    half_times,
-    increasing,
-    seed_values,
-    tracks_until,
-)
+from companion.experiments.lazy_rich.measures import control_values, half_times, seed_values, tracks_until
 from companion.experiments.lazy_rich.networks import (
     FIG2_PROFILES,
     FIG6A_PROFILES,
@@ -123,7 +117,7 @@ from companion.profiles import one_of, select
 
 __all__ = ["CONFIGS", "DELAYED", "RICH_ALPHA", "SMALL_LAM", "RUNNERS", "QuadraticRun", "Sweep", "alignment_numerator",
            "config", "control_values",
-           "crossing", "kernel_sample_size", "readout_kernel",
+           "kernel_sample_size", "readout_kernel",
            "departures_table", "eq9_summary", "wd13_summary",
            "fig10_summary", "fig11_summary", "fig12_summary", "fig13a_summary", "fig13b_tracking",
            "fig13b_tracking_over_half", "fig13c_summary",
@@ -133,7 +127,7 @@ __all__ = ["CONFIGS", "DELAYED", "RICH_ALPHA", "SMALL_LAM", "RUNNERS", "Quadrati
            "fig4_summary",
            "fig5_summary", "fig6a_summary", "fig6b_summary", "fig7_summary", "fig8_summary", "fig9_summary",
            "half_times",
-           "increasing", "kernel_spectrum", "run", "sweep_values", "run_all", "scale_one_delay", "seed_values",
+           "kernel_spectrum", "run", "sweep_values", "run_all", "scale_one_delay", "seed_values",
            "tracks_until"]
 
 # --------------------------------------------------------------------------- registry

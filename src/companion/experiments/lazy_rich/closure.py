@@ -10,12 +10,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from companion.events import NOT_OBSERVED, observed
+from companion.events import NOT_OBSERVED, increasing, observed, ratio
 from companion.experiments.lazy_rich.measures import (
     half_times,
-    increasing,
     rank_trend,
-    ratio,
     seed_views,
     split_seeds,
     train_at,
@@ -295,14 +293,14 @@ def _fig3a(r: dict) -> AlphaSweep:
     k0 = r.get("k0_test", np.full(len(al), np.nan))  # a result kept before the K0 line was computed has none
     gap = np.abs(np.log(r["test_loss"][:, -1] / k0))
     big = [i for i, a in enumerate(al) if a >= 1.0]
-    rs = [ratio(b, a) for a, b in ht]
+    rs = [ratio(b, a, floor=None) for a, b in ht]
     gen = [i for i, (_, t) in enumerate(ht) if observed(t)]
     lazy = gen[-1] if gen else len(al) - 1
     return AlphaSweep(ratios=rs, delay_increasing=increasing(rs), delay_trend=rank_trend(al, rs, 5),
                       laziest_generalising=al[lazy] if gen else NOT_OBSERVED, final_increasing=increasing(_final(r)),
                       lazy_train_at_test_half=train_at(r["step"], r["train_loss"][lazy], ht[lazy][1]),
                       rich_train_at_test_half=train_at(r["step"], r["train_loss"][0], ht[0][1]),
-                      smallest_alpha=al[0], smallest_alpha_ratio=ratio(ht[0][1], ht[0][0]),
+                      smallest_alpha=al[0], smallest_alpha_ratio=ratio(ht[0][1], ht[0][0], floor=None),
                       unit_alpha_ratio=rs[al.index(1.0)] if 1.0 in al else NOT_OBSERVED,
                       largest_alpha_over_k0=float(r["test_loss"][-1, -1] / k0[-1]),
                       k0_gap_shrinks=increasing(-gap[big]) if np.isfinite(gap[big]).all() else NOT_OBSERVED)
@@ -334,7 +332,7 @@ CONVERGED_EPS = 0.1  # Fig. 3b: smaller ε have not converged by the end of the 
 def _fig3b(r: dict) -> EpsilonSweep:
     eps = [v[0] for v in r["values"]]
     big = [i for i, e in enumerate(eps) if e >= CONVERGED_EPS]
-    rs = [ratio(b, a) for a, b in _half_times(r)]
+    rs = [ratio(b, a, floor=None) for a, b in _half_times(r)]
     return EpsilonSweep(alignment_increasing=increasing(r["cka0"]), ratios=rs,
                         delay_decreasing=increasing([-x if observed(x) else x for x in rs]),
                         final_nondecreasing=increasing(_final(r)[big], strict=False))
@@ -361,7 +359,7 @@ class PhaseDiagram:
 
 
 def _fig3e(r: dict) -> PhaseDiagram:
-    rs = [ratio(b, a) for a, b in _half_times(r)]
+    rs = [ratio(b, a, floor=None) for a, b in _half_times(r)]
     vals = np.asarray(r["values"])
     al, ep = sorted(set(vals[:, 0])), sorted(set(vals[:, 1]))
     grid = np.asarray([float(x) if observed(x) else np.nan for x in rs]).reshape(len(al), len(ep))

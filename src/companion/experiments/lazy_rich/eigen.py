@@ -9,8 +9,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
+from companion.events import increasing, ratio
 from companion.experiments.lazy_rich.closure import DT
-from companion.experiments.lazy_rich.measures import half_times, increasing, ratio, seed_views, split_seeds, transpose
+from companion.experiments.lazy_rich.measures import half_times, seed_views, split_seeds, transpose
 from companion.measures.ntk import eigenvector_labels, kernel_alignment
 from companion.settings import unstated
 from companion.store.cache import experiment
@@ -115,7 +116,8 @@ class EigenSpectrum:
 def _fig5(r: dict) -> EigenSpectrum:
     h = [half_times(r["step"], r["train_loss"][k], r["test_loss"][k]) for k in range(len(r["js"]))]
     end = r["test_loss"][:, -1] / r["test_loss"][:, 0]
-    return EigenSpectrum(ratio(h[0][1], h[0][0]), r["js"][1], ratio(h[1][1], h[1][0]), r["js"][2], h[2][1],
+    return EigenSpectrum(ratio(h[0][1], h[0][0], floor=None), r["js"][1], ratio(h[1][1], h[1][0], floor=None),
+                         r["js"][2], h[2][1],
                          float(end[2]), float(r["train_loss"][2, -1] / r["train_loss"][2, 0]),
                          increasing(-np.asarray(r["cka0"])), h[0][1])
 

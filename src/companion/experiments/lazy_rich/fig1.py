@@ -10,9 +10,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from companion.events import NOT_OBSERVED
+from companion.events import NOT_OBSERVED, ratio
 from companion.experiments.lazy_rich.closure import DT, QuadraticRun, stack_runs, task
-from companion.experiments.lazy_rich.measures import half_times, ratio, seed_views, tracks_until, train_at, transpose
+from companion.experiments.lazy_rich.measures import half_times, seed_views, tracks_until, train_at, transpose
 from companion.settings import unstated
 from companion.store.cache import experiment
 from companion.theory import lazy_rich as th
@@ -169,8 +169,8 @@ def _fig1(r: dict, i: int) -> tuple:
     tr, te = r["train_loss"][i], r["test_loss"][i]
     j = int(np.argmax(te))
     t_tr, t_te = half_times(s, tr, te)
-    return (ratio(tracks_until(s, te, r["lin_test"][i]), t_tr), float(te[j] / te[0]), float(tr[j] / tr[0]),
-            ratio(t_te, t_tr), train_at(s, tr, t_te), float(te[-1] / r["k0_test"][i]),
+    return (ratio(tracks_until(s, te, r["lin_test"][i]), t_tr, floor=None), float(te[j] / te[0]), float(tr[j] / tr[0]),
+            ratio(t_te, t_tr, floor=None), train_at(s, tr, t_te), float(te[-1] / r["k0_test"][i]),
             float(r["lin_test"][i, -1] / te[0]),
             float(r["lin_test"][i, -1] / r["k0_test"][i]), float(r["weight_norm"][i, -1] / r["weight_norm"][i, 0]),
             float(r["cka"][i, -1] / r["cka"][i, 0]), t_tr)
@@ -203,7 +203,7 @@ def _fig4(r: dict, i: int, t_tr) -> tuple:
     te0 = r["test_loss"][i, 0]
     return (float(r["test_loss"][i].max() / te0), float(r["linear"][i, j] / te0),
             float(r["linear"][i, j] / r["linear"][i, 0]) if r["linear"][i, 0] > 0 else NOT_OBSERVED,
-            ratio(r["step"][j], t_tr), _late(r["misalignment"][i], j),
+            ratio(r["step"][j], t_tr, floor=None), _late(r["misalignment"][i], j),
             float(r["linear"][i, -1] / te0))
 
 

@@ -1,6 +1,6 @@
-"""Measurements on the loss and accuracy curves of the lazy-to-rich chapter: interpolated
-crossing times, half-times, how long one curve tracks another, monotonicity, and the split of a
-batched sweep into its seeds.
+"""Measurements on the loss and accuracy curves of the lazy-to-rich chapter: half-times, how long
+one curve tracks another, rank trends, and the split of a batched sweep into its seeds (the
+crossing times, ratios and monotonicity they use are :mod:`companion.events`').
 
 A crossing that never happens in the run is :data:`~companion.events.NOT_OBSERVED` (never ∞):
 a delay or ratio built from it is not observed too, and every claim on it fails unless the
@@ -12,44 +12,17 @@ from dataclasses import fields
 
 import numpy as np
 
-from companion.events import NOT_OBSERVED, observed
-
-
-def crossing(step, curve, level: float):
-    """First time ``curve`` falls to ``level`` or below, interpolated linearly in log(step)
-    between logged points; ``NOT_OBSERVED`` if never (``0`` if already there at step 0)."""
-    step, curve = np.asarray(step, float), np.asarray(curve, float)
-    hit = np.nonzero(curve <= level)[0]
-    if not len(hit):
-        return NOT_OBSERVED
-    i = hit[0]
-    if i == 0:
-        return 0.0
-    s0, s1 = max(step[i - 1], 1.0), step[i]
-    c0, c1 = curve[i - 1], curve[i]
-    frac = (c0 - level) / (c0 - c1) if c0 != c1 else 1.0
-    return float(np.exp(np.log(s0) + frac * (np.log(s1) - np.log(s0))))
-
-
-def rising_crossing(step, curve, level: float):
-    """First time ``curve`` rises to ``level`` or above (an accuracy), as :func:`crossing`."""
-    return crossing(step, -np.asarray(curve), -level)
+from companion.events import NOT_OBSERVED, interpolated_fall, observed
 
 
 def half_times(step, train, test, frac: float = 0.5) -> tuple:
     """(t_train, t_test): first times the train / test loss fall to ``frac`` of their start."""
-    return crossing(step, train, frac * train[0]), crossing(step, test, frac * test[0])
-
-
-def ratio(late, early):
-    """``late / early`` of two event times (not observed if either is not, or early is 0)."""
-    if not (observed(late) and observed(early)) or not early:
-        return NOT_OBSERVED
-    return float(late) / float(early)
+    return interpolated_fall(step, train, frac * train[0]), interpolated_fall(step, test, frac * test[0])
 
 
 def train_at(step, train, t):
-    """``train`` / its start at time ``t`` (interpolated linearly in log(step), as :func:`crossing`): how low
+    """``train`` / its start at time ``t`` (interpolated linearly in log(step), as
+    :func:`~companion.events.interpolated_fall`): how low
     the train loss is when another event happens (not observed if ``t`` is not)."""
     if not observed(t):
         return NOT_OBSERVED
@@ -64,18 +37,11 @@ def tracks_until(step, a, b, rel: float = 0.02) -> float:
     return float(step[-1]) if not len(bad) else float(step[max(bad[0] - 1, 0)])
 
 
-def increasing(v, strict: bool = True):
-    """Whether ``v`` increases (non-decreasing if not ``strict``); not observed if any value is."""
-    if not all(observed(x) for x in v):
-        return NOT_OBSERVED
-    v = [float(x) for x in v]
-    return all((b > a) if strict else (b >= a) for a, b in zip(v, v[1:]))
-
-
 def rank_trend(x, v, min_points: int):
-    """Spearman ρ between ``x`` and the observed values of ``v`` (a sweep's settings and, say, its delay ratios):
-    how monotone the trend is over the runs whose event happened, ignoring a small wiggle that strict
-    monotonicity (:func:`increasing`) would fail on; not observed when fewer than ``min_points`` are observed."""
+    """Spearman ρ between ``x`` and the observed values of ``v`` (a sweep's settings and, say, its delay
+    ratios): how monotone the trend is over the runs whose event happened, ignoring a small wiggle that
+    strict monotonicity (:func:`~companion.events.increasing`) would fail on; not observed when fewer than
+    ``min_points`` are observed."""
     from scipy.stats import spearmanr
 
     keep = [(float(a), float(b)) for a, b in zip(x, v) if observed(b)]

@@ -10,17 +10,16 @@ import numpy as np
 
 from companion.data.digits import load_digits_dataset
 from companion.data.modular import modular_arithmetic
-from companion.events import NOT_OBSERVED, first_crossing, observed
-from companion.experiments.lazy_rich.measures import (
-    crossing,
+from companion.events import (
+    NOT_OBSERVED,
+    first_crossing,
     increasing,
+    interpolated_fall,
+    interpolated_rise,
+    observed,
     ratio,
-    rising_crossing,
-    seed_views,
-    split_seeds,
-    tracks_until,
-    transpose,
 )
+from companion.experiments.lazy_rich.measures import seed_views, split_seeds, tracks_until, transpose
 from companion.settings import unstated
 from companion.store.cache import experiment
 from companion.train.fit import log_steps
@@ -87,14 +86,14 @@ def _fig2(r: dict) -> ModularScales:
     e = r["epochs"]
     t_tr = first_crossing(e, r["train_acc"][i], 1.0)
     t_te = [first_crossing(e, r["test_acc"][k], 0.9) for k in range(len(r["scales"]))]
-    rs = [ratio(t_te[k], first_crossing(e, r["train_acc"][k], 1.0)) for k in range(len(r["scales"]))]
+    rs = [ratio(t_te[k], first_crossing(e, r["train_acc"][k], 1.0), floor=None) for k in range(len(r["scales"]))]
     before = np.nonzero(r["train_acc"][i] < 1.0)[0]
     fit = np.nonzero(r["train_acc"][i] >= 1.0)[0]
     dip = first_crossing(e, r["test_loss"][i], float(r["train_loss"][i][fit[0]]), below=True) if len(fit) \
         else NOT_OBSERVED
-    return ModularScales(i, t_tr, t_te[i], ratio(t_te[i], t_tr), float(r["norm"][i, -1] / r["norm"][i, 0]),
+    return ModularScales(i, t_tr, t_te[i], ratio(t_te[i], t_tr, floor=None), float(r["norm"][i, -1] / r["norm"][i, 0]),
                          rs, increasing(rs), float(r["test_loss"][i][before].min() / r["test_loss"][i, 0]),
-                         ratio(dip, t_te[i]))
+                         ratio(dip, t_te[i], floor=None))
 
 
 def fig2_summary(r: dict) -> ModularScales:
@@ -149,8 +148,8 @@ class ScaleSweep:
 def _fig8(r: dict) -> ScaleSweep:
     fin = r["test_acc"][:, 0, -1]
     s = r["step"]
-    rr = [ratio(rising_crossing(s, r["test_acc"][k, 0], 0.5), rising_crossing(s, r["train_acc"][k, 0], 0.9))
-          for k in range(len(r["scales"]))]
+    rr = [ratio(interpolated_rise(s, r["test_acc"][k, 0], 0.5), interpolated_rise(s, r["train_acc"][k, 0], 0.9),
+                floor=None) for k in range(len(r["scales"]))]
     return ScaleSweep(list(r["scales"]), increasing(-fin), rr, increasing(rr), rr[0], rr[r["scales"].index(1.0)],
                       rr[-1])
 
@@ -165,8 +164,8 @@ def scale_one_delay(r: dict, theta: float = 1e-3) -> list:
     student of a Fig. 17 run (:data:`FIG17`: the same student, teacher and data seeds as Fig. 8's
     scale 1, run longer), per seed."""
     i = list(r["thresholds"]).index(theta)
-    return [ratio(rising_crossing(v["step"], v["test_acc"][0, i], 0.5),
-                  rising_crossing(v["step"], v["train_acc"][0, i], 0.9)) for v in seed_views(r)]
+    return [ratio(interpolated_rise(v["step"], v["test_acc"][0, i], 0.5),
+                  interpolated_rise(v["step"], v["train_acc"][0, i], 0.9), floor=None) for v in seed_views(r)]
 
 
 @dataclass(frozen=True)
@@ -188,16 +187,18 @@ TIGHT_THETAS = (1e-3, 5e-3, 0.01)  # Fig. 17: the tight thresholds, tightest fir
 
 def _fig17(r: dict, theta: float) -> Thresholds:
     th = list(r["thresholds"])
-    t_loose = rising_crossing(r["step"], r["test_acc"][0, th.index(0.1)], 0.9)
-    t_tight = rising_crossing(r["step"], r["test_acc"][0, th.index(theta)], 0.9)
+    t_loose = interpolated_rise(r["step"], r["test_acc"][0, th.index(0.1)], 0.9)
+    t_tight = interpolated_rise(r["step"], r["test_acc"][0, th.index(theta)], 0.9)
     s = np.asarray(r["step"])
     gap = r["test_loss"][0] / r["train_loss"][0]
     first = s <= 0.1 * s[-1]
     def delay(t_test, th_):  # t_te / t_tr at one threshold (a first step of 0 counts as step 1)
-        t_train = rising_crossing(r["step"], r["train_acc"][0, th.index(th_)], 0.9)
-        return ratio(max(t_test, 1.0), max(t_train, 1.0)) if observed(t_test) and observed(t_train) else NOT_OBSERVED
+        t_train = interpolated_rise(r["step"], r["train_acc"][0, th.index(th_)], 0.9)
+        both = observed(t_test) and observed(t_train)
+        return ratio(max(t_test, 1.0), max(t_train, 1.0), floor=None) if both else NOT_OBSERVED
 
-    return Thresholds(t_tight, t_loose, theta, ratio(t_tight, max(t_loose, 1.0)) if observed(t_loose) else NOT_OBSERVED,
+    tight_over_loose = ratio(t_tight, max(t_loose, 1.0), floor=None) if observed(t_loose) else NOT_OBSERVED
+    return Thresholds(t_tight, t_loose, theta, tight_over_loose,
                       delay(t_tight, theta), delay(t_loose, 0.1), float(gap[first].max()), float(gap.max()))
 
 
@@ -207,8 +208,8 @@ def fig17_summary(r: dict) -> Thresholds:
     of the comparison are observed under the same budget."""
     views = seed_views(r)
     th = list(r["thresholds"])
-    ok = [t for t in TIGHT_THETAS if t in th and all(observed(rising_crossing(v["step"], v["test_acc"][0, th.index(t)],
-                                                                              0.9)) for v in views)]
+    ok = [t for t in TIGHT_THETAS if t in th
+          and all(observed(interpolated_rise(v["step"], v["test_acc"][0, th.index(t)], 0.9)) for v in views)]
     theta = ok[0] if ok else [t for t in TIGHT_THETAS if t in th][-1]
     return transpose([_fig17(v, theta) for v in views])
 
@@ -247,7 +248,7 @@ def fig13b_tracking_over_half(r: dict) -> list:
     the step the network's test loss halves (App. 14: the linearisation tracks the model "until the loss
     halves, before diverging then"); not observed if the loss never halves."""
     net = np.atleast_2d(r["test_loss"])
-    return [ratio(t, crossing(r["step"], a, a[0] / 2)) for t, a in zip(fig13b_tracking(r), net)]
+    return [ratio(t, interpolated_fall(r["step"], a, a[0] / 2), floor=None) for t, a in zip(fig13b_tracking(r), net)]
 
 
 # --------------------------------------------------------------------------- Fig. 6a
@@ -298,11 +299,11 @@ class DigitsDelay:
 
 
 def _fig6a(r: dict) -> DigitsDelay:
-    a_ = rising_crossing(r["step"], r["train_acc"][-1], 0.9)
-    b_ = rising_crossing(r["step"], r["test_acc"][-1], 0.9)
+    a_ = interpolated_rise(r["step"], r["train_acc"][-1], 0.9)
+    b_ = interpolated_rise(r["step"], r["test_acc"][-1], 0.9)
     hit = np.nonzero(np.asarray(r["train_acc"][-1]) >= 0.9)[0]
     at_fit = float(r["test_acc"][-1][hit[0]]) if len(hit) else NOT_OBSERVED
-    return DigitsDelay(ratio(b_, max(a_, 1.0)) if observed(a_) else NOT_OBSERVED, at_fit,
+    return DigitsDelay(ratio(b_, max(a_, 1.0), floor=None) if observed(a_) else NOT_OBSERVED, at_fit,
                        r["source"].startswith("MNIST"))
 
 

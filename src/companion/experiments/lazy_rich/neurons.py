@@ -10,9 +10,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from companion.events import NOT_OBSERVED
+from companion.events import NOT_OBSERVED, ratio
 from companion.experiments.lazy_rich.closure import DT, QuadraticRun
-from companion.experiments.lazy_rich.measures import half_times, ratio, transpose
+from companion.experiments.lazy_rich.measures import half_times, transpose
 from companion.models.committee import hermite
 from companion.settings import unstated
 from companion.store.cache import experiment
@@ -169,7 +169,7 @@ class HermiteTarget:
 def _fig15(r: dict, i: int) -> HermiteTarget:
     tr, te = r["train_loss"][i], r["test_loss"][i]
     t_tr, t_te = half_times(r["step"], tr, te)
-    return HermiteTarget(float(tr[-1] / tr[0]), float(te[-1] / te[0]), ratio(t_te, t_tr))
+    return HermiteTarget(float(tr[-1] / tr[0]), float(te[-1] / te[0]), ratio(t_te, t_tr, floor=None))
 
 
 def fig15_summary(r: dict) -> HermiteTarget:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from companion.events import NOT_OBSERVED, observed
+from companion.events import NOT_OBSERVED, increasing, observed, ratio
 from companion.experiments.lazy_rich.closure import (
     SEEDS,
     SMALL_LAM,
@@ -19,7 +19,6 @@ from companion.experiments.lazy_rich.closure import (
     _rise,
     per_seed,
 )
-from companion.experiments.lazy_rich.measures import increasing, ratio
 
 
 @dataclass(frozen=True)
@@ -78,8 +77,8 @@ def _fig9(r: dict) -> Goldilocks:
     ht = _half_times(r)
     end = _final(r)
     lin = r["linear"][len(r["values"]) // 2]
-    return Goldilocks([v[0] for v in r["values"]], ht[0][1], float(end[0]), ratio(ht[1][1], ht[1][0]),
-                      float(lin.max() / max(lin[-1], 1e-300)), ratio(ht[-1][1], ht[-1][0]),
+    return Goldilocks([v[0] for v in r["values"]], ht[0][1], float(end[0]), ratio(ht[1][1], ht[1][0], floor=None),
+                      float(lin.max() / max(lin[-1], 1e-300)), ratio(ht[-1][1], ht[-1][0], floor=None),
                       bool(end[-1] == end.min()), ht[-1][1], float(end[-1]),
                       float(r["linear"][0].max() / max(r["linear"][0][-1], 1e-300)))
 
@@ -106,7 +105,7 @@ def _fig10(r: dict) -> SolutionInit:
     lams = [v[0] for v in r["values"]]
     ok = np.isfinite(r["test_loss"]).all(1) & np.isfinite(r["train_loss"]).all(1)
     rise = [float(x) if k else NOT_OBSERVED for x, k in zip(_rise(r), ok)]
-    rr = [ratio(b, a) if k else NOT_OBSERVED for (a, b), k in zip(_half_times(r), ok)]
+    rr = [ratio(b, a, floor=None) if k else NOT_OBSERVED for (a, b), k in zip(_half_times(r), ok)]
     big = lams.index(SMALL_LAM)
     return SolutionInit(lams, int((~ok).sum()), rise[0], rr, increasing([-x for x in rr[big:]]), rr[big])
 

@@ -10,15 +10,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from companion.data.modular import modular_arithmetic
-from companion.experiments.lazy_rich.measures import (
-    crossing,
-    increasing,
-    ratio,
-    seed_views,
-    split_seeds,
-    tracks_until,
-    transpose,
-)
+from companion.events import increasing, interpolated_fall, ratio
+from companion.experiments.lazy_rich.measures import seed_views, split_seeds, tracks_until, transpose
 from companion.measures.kernels import linearise
 from companion.models.lazy_rich import ScaledTransformer
 from companion.models.transformer import Transformer, TransformerConfig
@@ -111,8 +104,8 @@ def delay_ratios(r: dict) -> list:
     """t_te(0.1) / t_tr(0.1) of every run (cross-entropy 0.1 as fitted / generalised; not
     observed when either never happens in the run)."""
     s = r["step"]
-    return [ratio(crossing(s, r["test_loss"][k], LOSS_LEVEL), crossing(s, r["train_loss"][k], LOSS_LEVEL))
-            for k in range(len(r["runs"]))]
+    return [ratio(interpolated_fall(s, r["test_loss"][k], LOSS_LEVEL),
+                  interpolated_fall(s, r["train_loss"][k], LOSS_LEVEL), floor=None) for k in range(len(r["runs"]))]
 
 
 @dataclass(frozen=True)
@@ -213,5 +206,5 @@ def fig13c_summary(r: dict) -> EarlyDeviation:
     """Fig. 13c's numbers, one list entry per seed."""
     s, net, lin = r["step"], r["train_loss"], r["lin_train"]
     leaves = [tracks_until(s, a, b, TRACK_REL) for a, b in zip(net, lin)]
-    halves = [crossing(s, a, a[0] / 2) for a in net]
-    return EarlyDeviation(leaves, halves, [ratio(a, b) for a, b in zip(leaves, halves)])
+    halves = [interpolated_fall(s, a, a[0] / 2) for a in net]
+    return EarlyDeviation(leaves, halves, [ratio(a, b, floor=None) for a, b in zip(leaves, halves)])

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from companion.events import first_crossing, observed
+from companion.events import first_crossings
 from companion.experiments.linear_estimators.configs import Fig4Config, Fig8Config
 from companion.experiments.linear_estimators.teacher_student import theory_curves
 from companion.store.cache import experiment
@@ -45,8 +45,8 @@ def fig8(cfg: Fig8Config, device: str = "cpu") -> dict:
     top-left panel."""
     r = train_quadratic_mlp(cfg.p, cfg.d_h, cfg.alphas, cfg.lr, cfg.steps, cfg.eval_every, cfg.seed, device,
                             cfg.n_seeds)
-    r["t_tr"] = crossing_steps(r["step"], r["train_acc"], cfg.thr)
-    r["t_te"] = crossing_steps(r["step"], r["test_acc"], cfg.thr)
+    r["t_tr"] = first_crossings(r["step"], r["train_acc"], cfg.thr)
+    r["t_te"] = first_crossings(r["step"], r["test_acc"], cfg.thr)
     t = np.geomspace(*cfg.ts_t_range, cfg.ts_n_points)
     ts = {lam: theory_curves(t, lam, cfg.ts_eta, cfg.ts_eps) for lam in cfg.ts_lams}
     dt = np.array([grok_delays(tr, te) for tr, te in zip(r["t_tr"], r["t_te"])])  # (S, n_α)
@@ -64,16 +64,9 @@ def fig8_below(cfg: Fig8Config, device: str = "cpu") -> dict:
     as the control, the paper's lowest α, which it says do generalise — ``n_seeds`` draws batched."""
     r = train_quadratic_mlp(cfg.p, cfg.d_h, cfg.alphas, cfg.lr, cfg.steps, cfg.eval_every, cfg.seed, device,
                             cfg.n_seeds)
-    r["t_tr"] = crossing_steps(r["step"], r["train_acc"], cfg.thr)
-    r["t_te"] = crossing_steps(r["step"], r["test_acc"], cfg.thr)
+    r["t_tr"] = first_crossings(r["step"], r["train_acc"], cfg.thr)
+    r["t_te"] = first_crossings(r["step"], r["test_acc"], cfg.thr)
     return {"mod": r, "steps": cfg.steps, "thr": cfg.thr, "p": cfg.p, "gen_from": cfg.gen_from}
-
-
-def crossing_steps(step: np.ndarray, acc: np.ndarray, thr: float) -> np.ndarray:
-    """First step with accuracy ≥ thr for each run of ``acc`` (..., n_evals), stored as floats: NaN
-    where it was not observed (the summaries turn NaN back into ``NOT_OBSERVED``)."""
-    flat = [first_crossing(step, a, thr) for a in acc.reshape(-1, acc.shape[-1])]
-    return np.array([t if observed(t) else np.nan for t in flat], float).reshape(acc.shape[:-1])
 
 
 def grok_delays(t_tr: np.ndarray, t_te: np.ndarray) -> np.ndarray:

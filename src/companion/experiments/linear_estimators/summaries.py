@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from companion.claims.expectations import bootstrap_interval
-from companion.events import NOT_OBSERVED, observed
+from companion.events import NOT_OBSERVED, observed, worst
 from companion.theory import linear_estimators as theory
 
 LOW_LAM = 0.8  # Fig. 1: λ ≤ LOW_LAM is "low λ" (finite-size scatter of the lowest eigenvalues above it)
@@ -41,11 +41,6 @@ def seen(x):
 def ratio_or_not(a: float, b: float):
     """a/b − 1 … as a/b, NOT_OBSERVED when a was never reached."""
     return float(a / b) if np.isfinite(a) else NOT_OBSERVED
-
-
-def worst(values: list):
-    """The largest of per-λ (or per-d_out …) deviations of one seed; NOT_OBSERVED if any is."""
-    return NOT_OBSERVED if any(not observed(v) for v in values) else float(max(values))
 
 
 def increasing(x) -> bool:

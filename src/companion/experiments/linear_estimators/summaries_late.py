@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from companion.claims.expectations import bootstrap_interval
-from companion.events import NOT_OBSERVED, first_crossing, observed
+from companion.events import NOT_OBSERVED, first_crossing, observed, worst
 from companion.experiments.linear_estimators.networks import exponent_profile, fit_divergence
-from companion.experiments.linear_estimators.summaries import LATE_T, increasing, seen, worst
+from companion.experiments.linear_estimators.summaries import LATE_T, increasing, seen
 from companion.theory import linear_estimators as theory
 
 BIG_DOUT = 1200  # Fig. 7: d_out ≥ BIG_DOUT starts below the loss threshold
