@@ -549,3 +549,16 @@ def test_the_eps_slope_is_read_apart_on_cells_that_learned_and_cells_that_did_no
     s = ratio_slopes(rows, cfg)
     assert np.allclose(s.eps_learned, [1.0, 1.0])  # seed 0 at both n
     assert np.allclose(s.eps_unlearned, [2.0])  # seed 1 at n = 200; its mixed n = 100 cell is left out
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_the_xor_experiments_run_on_the_device_they_are_given():
+    """XOR's data and nets live on the given device (paper scale: p = 8·10⁴); a GPU run agrees with the
+    host's to float32 rounding."""
+    from dataclasses import replace
+
+    cfg = replace(ex.XOR["smoke"], seed=3)
+    host, gpu = ex.xor_weak.__wrapped__(cfg, "cpu"), ex.xor_weak.__wrapped__(cfg, "cuda")
+    for m in cfg.weak_ms:
+        assert np.allclose(host[m]["train_acc"], gpu[m]["train_acc"], atol=0.02)
+        assert host[m]["r_W"] == pytest.approx(gpu[m]["r_W"], rel=1e-3)

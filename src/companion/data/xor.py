@@ -22,6 +22,10 @@ class XORData:
     noise: torch.Tensor  # ±1, float32; the noise coordinates are ε·noise
     y: torch.Tensor  # x₁x₂ ∈ {±1}
 
+    def to(self, device) -> "XORData":
+        """The same points on ``device``."""
+        return XORData(self.signal.to(device), self.noise.to(device), self.y.to(device))
+
     def x(self, eps: float) -> torch.Tensor:
         """The inputs x ∈ ℝ^{n×p} for one ε (materialised; only for small p)."""
         return torch.cat([self.signal, eps * self.noise], 1)

@@ -75,6 +75,7 @@ def norm_ratio(W: torch.Tensor) -> torch.Tensor:
 def neuron_features(W: torch.Tensor) -> dict:
     """For a weak net's neurons W (p, m): signal coordinates (m, 2), mean |noise| per neuron,
     the sign pattern (sgn w₁, sgn w₂) and |w₁|/|w₂| (Fig. 4c: three of the four ±[1, ±1])."""
+    W = W.cpu()
     s = W[:2].T
     return {"signal": s.numpy(), "noise_mean_abs": W[2:].abs().mean(0).numpy(),
             "patterns": [tuple(int(v) for v in torch.sign(r)) for r in s],

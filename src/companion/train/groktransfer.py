@@ -105,12 +105,12 @@ def train_xor(W, a, train_data: XORData, test_data: XORData, eps, lr: float, wei
     member's test accuracy has reached it (at the first logged step r where all have), training
     ends at the first logged step ≥ r·(1 + ``stop_patience``); no first crossing at or below
     ``stop_at`` changes."""
-    eps = torch.as_tensor(eps, dtype=torch.float32).expand(W.shape[0])
+    eps = torch.as_tensor(eps, dtype=torch.float32).to(W.device).expand(W.shape[0])
     W, a = W.clone().requires_grad_(True), a.clone().requires_grad_(True)
     opt = make_optimizer([W, a], "sgd", lr, weight_decay)
     H: dict[str, list] = {"step": [], "train_acc": [], "test_acc": [], "train_loss": []}
     recorded: dict = {}  # the training loss of the step just recorded, reused by its update
-    reached = torch.zeros(W.shape[0], dtype=torch.bool)  # members whose test accuracy reached stop_at
+    reached = torch.zeros(W.shape[0], dtype=torch.bool)  # members whose test accuracy reached stop_at (host)
     all_at: list = [None]  # the first logged step at which every member had
 
     def f(d: XORData) -> torch.Tensor:
@@ -125,9 +125,9 @@ def train_xor(W, a, train_data: XORData, test_data: XORData, eps, lr: float, wei
         recorded.update(step=t, loss=lo)
         with torch.no_grad():
             H["step"].append(t)
-            H["train_acc"].append(xor_net.sign_acc(out, train_data.y).numpy())
-            H["test_acc"].append(xor_net.sign_acc(f(test_data), test_data.y).numpy())
-            H["train_loss"].append(lo.detach().numpy())
+            H["train_acc"].append(xor_net.sign_acc(out, train_data.y).cpu().numpy())
+            H["test_acc"].append(xor_net.sign_acc(f(test_data), test_data.y).cpu().numpy())
+            H["train_loss"].append(lo.detach().cpu().numpy())
         if stop_at is None or t == 0:
             return False
         reached.logical_or_(torch.as_tensor(H["test_acc"][-1] >= stop_at))
@@ -163,7 +163,7 @@ def train_target_fl(U: torch.Tensor, train_data: XORData, test_data: XORData, ep
     accuracies at every step.
     """
     ztr, zte = xor_net.embed(U, train_data, eps), xor_net.embed(U, test_data, eps)
-    a, V = xor_net.target_fl_init(U.shape[1], m, v_init, seed)
+    a, V = (t.to(U.device) for t in xor_net.target_fl_init(U.shape[1], m, v_init, seed))  # drawn on the host
     V.requires_grad_(True)
     H: dict[str, list] = {"step": [], "train_acc": [], "test_acc": []}
 
@@ -186,8 +186,9 @@ def train_target_fl(U: torch.Tensor, train_data: XORData, test_data: XORData, ep
 
     fit([V], BatchedOptimizer([V], "sgd", lr), steps, evals=range(steps + 1), record=record, loss=objective,
         state=(save, load))
-    return {key: np.asarray(v) for key, v in H.items()} | {"z_test": zte.numpy(), "y_test": test_data.y.numpy(),
-                                                            "signal_test": test_data.signal.numpy()}
+    return {key: np.asarray(v) for key, v in H.items()} | {"z_test": zte.cpu().numpy(),
+                                                            "y_test": test_data.y.cpu().numpy(),
+                                                            "signal_test": test_data.signal.cpu().numpy()}
 
 
 # --------------------------------------------------------------------------- the transfer probe

@@ -81,15 +81,16 @@ XOR_SMOKE = replace(
 XOR = {"paper": XOR_PAPER, "cpu": XOR_CPU, "smoke": XOR_SMOKE}
 
 
-def _xor_data(c: XORConfig):
-    return xor_data(c.n, c.p, c.seed), xor_data(c.n_test, c.p, c.seed + c.test_seed_offset)
+def _xor_data(c: XORConfig, device: str):
+    """The training and test points of ``c``, drawn on the host (the same draws on any device), on ``device``."""
+    return xor_data(c.n, c.p, c.seed).to(device), xor_data(c.n_test, c.p, c.seed + c.test_seed_offset).to(device)
 
 
 @experiment
 def xor_wide(cfg: XORConfig, device: str = "cpu") -> dict:
     """Fig. 4a: the wide two-layer net trained from scratch."""
-    tr, te = _xor_data(cfg)
-    W, a = xor_net.init(cfg.n_seeds, cfg.p, cfg.wide_m, None, None, cfg.seed)
+    tr, te = _xor_data(cfg, device)
+    W, a = (t.to(device) for t in xor_net.init(cfg.n_seeds, cfg.p, cfg.wide_m, None, None, cfg.seed))
     h = train_xor(W, a, tr, te, cfg.wide_eps, cfg.lr, cfg.weight_decay, cfg.wide_steps, cfg.eval_every,
                   stop_at=cfg.wide_stop_at)
     out = {k: (v[0] if k != "step" else v) for k, v in h.items() if k not in ("W", "a")}
@@ -101,7 +102,7 @@ def xor_weak(cfg: XORConfig, device: str = "cpu") -> dict:
     """Figs. 4b/c, 5a, 9, 10, 11: weak nets with m ∈ ``weak_ms`` neurons, their features and
     r_W, and the target f_L trained on each one's embedding U = W (Theorem 3.2); ``n_seeds``
     initialisations of each (keys m: seed 0, for the figures; ``"seeds"``: one such dict per seed)."""
-    tr, te = _xor_data(cfg)
+    tr, te = _xor_data(cfg, device)
     # all widths and seeds train as one batch of max(m)-neuron nets whose surplus neurons start
     # (and, with zero weights and zero gradients, stay) at exactly 0
     mmax = max(cfg.weak_ms)
@@ -110,6 +111,7 @@ def xor_weak(cfg: XORConfig, device: str = "cpu") -> dict:
     for i, (_, m) in enumerate(nets):
         W[i, :, m:] = 0
         a[i, m:] = 0
+    W, a = W.to(device), a.to(device)
     h = train_xor(W, a, tr, te, cfg.eps, cfg.lr, cfg.weight_decay, cfg.weak_steps, cfg.eval_every)
     seeds: list[dict] = [{} for _ in range(cfg.n_seeds)]
     for i, (s, m) in enumerate(nets):
@@ -117,7 +119,7 @@ def xor_weak(cfg: XORConfig, device: str = "cpu") -> dict:
         tgt = train_target_fl(U, tr, te, cfg.eps, cfg.target_m, cfg.v_init, cfg.target_lr, cfg.target_steps,
                                 cfg.seed + s)
         seeds[s][m] = {"step": h["step"], "train_acc": h["train_acc"][i], "test_acc": h["test_acc"][i],
-                       "features": xor_net.neuron_features(U), "r_W": float(xor_net.norm_ratio(U[None])[0]),
+                       "features": xor_net.neuron_features(U), "r_W": float(xor_net.norm_ratio(U[None])[0].cpu()),
                        "target": tgt}
     return {**seeds[0], "seeds": seeds}
 
@@ -173,12 +175,12 @@ def xor_ratio(cfg: NormRatioConfig, device: str = "cpu") -> dict:
     grid = [("p", p, cfg.n_for_p) for p in cfg.ps] + [("n", cfg.p_for_n, n) for n in cfg.ns]
     rows = []
     for which, p, n in grid:
-        tr = xor_data(n, p, cfg.seed)
-        te = xor_data(cfg.n_test, p, cfg.seed + cfg.test_seed_offset)
+        tr = xor_data(n, p, cfg.seed).to(device)
+        te = xor_data(cfg.n_test, p, cfg.seed + cfg.test_seed_offset).to(device)
         eps = torch.tensor(cfg.epss, dtype=torch.float32).repeat_interleave(cfg.seeds)
-        W, a = xor_net.init(len(eps), p, cfg.width, cfg.w_std, cfg.a_std, cfg.seed)
+        W, a = (t.to(device) for t in xor_net.init(len(eps), p, cfg.width, cfg.w_std, cfg.a_std, cfg.seed))
         h = train_xor(W, a, tr, te, eps, cfg.lr, cfg.weight_decay, cfg.steps, eval_every=cfg.steps)
-        r = xor_net.norm_ratio(h["W"]).numpy()
+        r = xor_net.norm_ratio(h["W"]).cpu().numpy()
         for i, e in enumerate(cfg.epss):
             k = slice(i * cfg.seeds, (i + 1) * cfg.seeds)
             ok = h["train_acc"][k, -1] >= cfg.learned_threshold
