@@ -640,3 +640,15 @@ def test_rank_trend_reads_only_observed_runs_and_needs_enough_of_them():
     assert increasing(lazy_end_missing) is NOT_OBSERVED and rank_trend(alphas, lazy_end_missing, 5) == 1.0
     assert rank_trend(alphas, [1.0, 2.0] + [NOT_OBSERVED] * 6, 5) is NOT_OBSERVED
     assert rank_trend(alphas, wiggle[::-1], 5) < -0.9
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_the_committee_machine_trains_on_the_device_it_is_given():
+    """Kumar et al.'s committee runs (Figs. 5, 11, 13a, 15, 19) on a GPU agree with the host's (float64)."""
+    from dataclasses import replace
+
+    from companion.experiments.lazy_rich import eigen
+
+    cfg = replace(eigen.FIG5_PROFILES["smoke"], steps=50)
+    host, gpu = eigen._eig_run(cfg, (0,), "cpu"), eigen._eig_run(cfg, (0,), "cuda")
+    assert np.allclose(host["train_loss"], gpu["train_loss"], rtol=1e-9, atol=1e-12)

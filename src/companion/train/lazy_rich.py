@@ -64,11 +64,11 @@ def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, eta0, steps: int
     dt = X.dtype
 
     def per_run(v) -> Tensor:
-        return torch.as_tensor(v, dtype=dt).reshape(-1).expand(S).clone()
+        return torch.as_tensor(v, dtype=dt).reshape(-1).expand(S).clone().to(X.device)
 
     al, ep, e0 = per_run(alpha), per_run(eps), per_run(eta0)
     W = W0.clone()
-    a = torch.ones(S, N, dtype=dt) if readouts is None else readouts.clone()
+    a = torch.ones(S, N, dtype=dt, device=X.device) if readouts is None else readouts.clone()
     train_a = readouts is not None
     E = ep[:, None, None]
 
@@ -134,10 +134,10 @@ def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, eta0, steps: int
         state=history_state(hist))
     out = {"step": np.asarray(log_at)}
     traj = hist.pop("W_traj")
-    out.update({key: torch.stack(v, -1).numpy() for key, v in hist.items() if v})
+    out.update({key: torch.stack(v, -1).cpu().numpy() for key, v in hist.items() if v})
     if traj:
-        out["W_traj"] = torch.stack(traj, 1).numpy()  # (S, n_log, N, D)
-    out["W"] = W.numpy()
+        out["W_traj"] = torch.stack(traj, 1).cpu().numpy()  # (S, n_log, N, D)
+    out["W"] = W.cpu().numpy()
     return out
 
 

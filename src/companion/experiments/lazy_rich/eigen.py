@@ -56,9 +56,10 @@ FIG19_PROFILES = {"paper": FIG19, "cpu": replace(FIG19, base=replace(FIG19.base,
                                    Ps=(40, 80))}
 
 
-def _eig_run(cfg: EigenvectorLabels, seeds: tuple = ()) -> dict:
+def _eig_run(cfg: EigenvectorLabels, seeds: tuple = (), device: str = "cpu") -> dict:
     """The runs of every label index j for each data seed (weight seed = seed + 1), in one batch
-    (seed-major); results split per seed by :func:`split_seeds`."""
+    (seed-major) on ``device`` (data, labels and alignments drawn on the host); results split per
+    seed by :func:`split_seeds`."""
     seeds = seeds or (cfg.seed,)
     J, P = len(cfg.js), cfg.P
     Xs, W0s, ys, ckas = [], [], [], []
@@ -71,7 +72,7 @@ def _eig_run(cfg: EigenvectorLabels, seeds: tuple = ()) -> dict:
         y = torch.stack([eigenvector_labels(K, j) for j in cfg.js])  # (J, 2P)
         Xs.append(X.expand(J, 2 * P, cfg.D)), W0s.append(W0.expand(J, -1, -1)), ys.append(y)
         ckas.append(kernel_alignment(K[:P, :P].expand(J, P, P), y[:, :P]).numpy())
-    X, W0, y = torch.cat(Xs), torch.cat(W0s), torch.cat(ys)
+    X, W0, y = (torch.cat(v).to(device) for v in (Xs, W0s, ys))
     la = log_steps(cfg.steps, cfg.n_log)
     r = run_committee(X[:, :P], y[:, :P], W0, cfg.alpha, cfg.eps, cfg.eta0, cfg.steps, la,
                       X_test=X[:, P:], y_test=y[:, P:])
@@ -83,13 +84,13 @@ def _eig_run(cfg: EigenvectorLabels, seeds: tuple = ()) -> dict:
 @experiment
 def fig5(cfg: EigenvectorLabels, device: str = "cpu") -> dict:
     """Chapter Fig. 5: one batched run per label index j (same data and init)."""
-    return _eig_run(cfg, cfg.seeds)
+    return _eig_run(cfg, cfg.seeds, device)
 
 
 @experiment
 def fig19(cfg: EigenvectorLabelsGrid, device: str = "cpu") -> dict:
     """Chapter Fig. 19: the Fig. 5 protocol over dataset sizes P (columns) and label indices j (rows)."""
-    runs = [_eig_run(replace(cfg.base, P=P), cfg.seeds) for P in cfg.Ps]
+    runs = [_eig_run(replace(cfg.base, P=P), cfg.seeds, device) for P in cfg.Ps]
     out = {"Ps": list(cfg.Ps), "js": list(cfg.base.js), "step": runs[0]["step"]}
     for k in ("train_loss", "test_loss"):
         out[k] = np.stack([r[k] for r in runs], 1)  # (J, nP, T) of the first seed

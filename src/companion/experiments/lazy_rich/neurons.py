@@ -80,8 +80,8 @@ def direct(cfg: NeuronRuns, device: str = "cpu") -> dict:
         Xs.append(X), ys.append(label(X)), Xts.append(Xt), yts.append(label(Xt))
     dt = getattr(torch, cfg.dtype)
 
-    def st(v):
-        return torch.stack(v).to(dt)
+    def st(v):  # drawn on the host (the same draws on any device), trained on ``device``
+        return torch.stack(v).to(device=device, dtype=dt)
 
     la = log_steps(q.steps, q.n_log)
     kw = dict(X=st(Xs), y=st(ys), W0=st(W0s), alpha=q.alpha, eps=q.eps, eta0=q.eta0, steps=q.steps, log_at=la,
