@@ -125,6 +125,27 @@ def test_probe_times_plain_and_evaluation_steps_separately():
     assert 0.7 * expected < rec.estimate < 2.0 * expected
 
 
+@cache.experiment
+def nests_two_phase(cfg: TwoPhase, device: str = "cpu") -> dict:
+    """An experiment that computes another one inside it (a comparison and its target batches)."""
+    return {"inner": two_phase(cfg, device)}
+
+
+def test_a_probe_counts_an_experiment_once_and_calls_a_repeat_probed_before(isolated):
+    """``companion run --dry-run``: an experiment probed inside an earlier task and called again at the
+    top level is "probed before" (its time is the earlier task's), not a failed probe."""
+    from companion.pipeline import runs
+    from companion.store.tasks import Task
+
+    cfg = TwoPhase(steps=50)
+    tasks = [Task("demo", f.experiment_name, cfg, "cpu", entries.key(f.experiment_name, cfg, "cpu"))
+             for f in (nests_two_phase, two_phase)]
+    outer, repeat = runs.dry_run(tasks, verbose=False)
+    assert outer["status"] == "probed" and outer["estimate_s"] > 0
+    assert repeat["status"] == "probed before" and repeat["estimate_s"] == 0.0 and repeat["error"] is None
+    assert "failed" not in runs.summary([outer, repeat])
+
+
 @pytest.mark.slow
 def test_dry_run_lists_every_experiment_with_an_estimate_and_caches_nothing(tmp_path):
     env = {"COMPANION_CACHE_DIR": str(tmp_path / "cache")}

@@ -95,9 +95,11 @@ def experiment(fn: Callable[..., Any]) -> Callable[..., Any]:
         k = key(name, config, device)
         path = entry_path(name, k)
         probing = slices.SESSION.probe
-        if probing and k in _PROBED:
+        if probing and k in _PROBED:  # probed already, inside an earlier task: its time is counted there
             value, truncated = _PROBED[k]
             slices.SESSION.truncated |= truncated  # a cut-short result makes later errors partial
+            PROBES.append({"name": short, "key": k, "depth": len(slices.FRAMES), "status": "probed before",
+                           "estimate": 0.0, "config": config})
             return value
         if not fresh and not stale(path):
             ok, value = load(path)

@@ -29,6 +29,7 @@ from companion.experiments.groktransfer.common import (
 )
 from companion.models import fnn
 from companion.settings import one_of, unstated
+from companion.store import slices
 from companion.store.cache import experiment
 from companion.train.groktransfer import train_ensemble
 
@@ -101,6 +102,14 @@ def target_spec(t: TargetBatch, lowrank: bool) -> fnn.FNNSpec:
                        rank=t.weak.d_embed)
 
 
+def _snapshot(epochs: list, epoch: int) -> int:
+    """The index of the weak model's snapshot at ``epoch``; in a probe (``companion run --dry-run``), whose
+    weak model was cut short before it, its last snapshot, so that the targets' loops are timed all the same."""
+    if epoch in epochs or not slices.SESSION.truncated:
+        return epochs.index(epoch)
+    return len(epochs) - 1
+
+
 @experiment
 def fnn_targets(cfg: TargetBatch, device: str = "cpu") -> dict:
     """Figs. 1b, 6a/b, 7, 15, Table 1: train a batch of target FNNs (see :class:`TargetBatch`);
@@ -117,7 +126,8 @@ def fnn_targets(cfg: TargetBatch, device: str = "cpu") -> dict:
         wk = weak_modular(cfg.weak, device)
         sels = select(wk, cfg.select, cfg.n_seeds, cfg.weak.first_threshold, cfg.weak.partial_below)
         ep = list(wk["snapshot_epoch"])
-        A = torch.stack([torch.as_tensor(sels[s]["A"] if c == -1 else wk["snapshots"][ep.index(c), sels[s]["member"]])
+        A = torch.stack([torch.as_tensor(sels[s]["A"] if c == -1
+                                         else wk["snapshots"][_snapshot(ep, c), sels[s]["member"]])
                          for s, _, c in members])
     elif cfg.kind == "random":
         g = torch.Generator().manual_seed(cfg.seed + cfg.random_seed_offset)
