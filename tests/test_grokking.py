@@ -131,3 +131,23 @@ def test_the_controls_change_only_what_removes_the_effect():
     assert no_decay.train.weight_decay == 0 and no_decay.train_frac == cfg.train_frac
     for c in (no_delay, no_decay):  # the same budget and model; they may only stop once generalised
         assert c.train.steps == cfg.train.steps and c.model == cfg.model and c.train.stop_after_test_acc == 0.99
+
+
+def test_a_seed_trained_alone_has_the_bits_it_has_in_the_batch_of_seeds(isolated):
+    """The chapter trains its first seed alone and the others as one batch; a worker may compute any of
+    them alone: the histories must not depend on which (companion.train.train and train_batched)."""
+    from dataclasses import replace
+
+    from companion.experiments import grokking as ex
+
+    cfg = ex.config("cpu", 0)
+    cfgs = ex.seed_configs(replace(cfg, train=replace(cfg.train, steps=40)))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as every process of a build (profiles.threads)
+    try:
+        alone = ex.training_run.__wrapped__(cfgs[1])
+        batch = ex.training_runs(cfgs)[1]
+    finally:
+        torch.set_num_threads(threads)
+    for key in ("train_loss", "test_loss", "test_acc", "weight_norm"):
+        assert np.array_equal(alone[key], batch[key]), key
