@@ -142,7 +142,7 @@ def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, eta0, steps: int
 
 
 def train_modular_mlp(data, scales, N: int, steps: int, log_at, lr0: float = 100.0, seed: int = 0,
-                      init_seeds: tuple = ()) -> dict:
+                      init_seeds: tuple = (), device: str = "cpu") -> dict:
     """App. 8.3: ``out = W2 (W1 x)² · s²/(D N)``, ``x = [onehot(a), onehot(b)]``, loss
     ``MSE(out, onehot(c))/s²``, GD with lr ``lr0/s²``, no weight decay; W1, W2 ~ N(0, 1),
     the same init for every scale. Returns accuracy, MSE (without the 1/s²) and
@@ -150,18 +150,20 @@ def train_modular_mlp(data, scales, N: int, steps: int, log_at, lr0: float = 100
     :func:`companion.train.fit.fit` with the gradient written out (``gradient=``; checked
     against autograd in ``tests/test_lazy_rich.py``) and plain GD, ``BatchedOptimizer("sgd")``
     with one learning rate per scale. With ``init_seeds`` every scale runs from each seed's own
-    init (runs seed-major: all scales of the first seed, then the next), else from ``seed``'s."""
+    init (runs seed-major: all scales of the first seed, then the next), else from ``seed``'s. The inits are
+    drawn on the host (the same draws on any device) and trained on ``device``."""
+    data = data.to(device)
     p = data.p
     D = 2 * p
     seeds = tuple(init_seeds) or (seed,)
-    s = torch.as_tensor(scales, dtype=torch.float32).repeat(len(seeds))
+    s = torch.as_tensor(scales, dtype=torch.float32).repeat(len(seeds)).to(device)
     W1s, W2s = [], []
     for sd in seeds:
         g = torch.Generator().manual_seed(sd)
         W1s += [torch.randn(N, D, generator=g)] * len(scales)
         W2s += [torch.randn(p, N, generator=g)] * len(scales)
-    W1t = torch.stack(W1s).transpose(-1, -2).contiguous()  # (S, D, N): W1ᵀ, one row per one-hot input
-    W2 = torch.stack(W2s).clone()
+    W1t = torch.stack(W1s).transpose(-1, -2).contiguous().to(device)  # (S, D, N): W1ᵀ, one row per one-hot input
+    W2 = torch.stack(W2s).clone().to(device)
     S = len(s)
     Ytr, Yte = _onehot(data.train_y, p), _onehot(data.test_y, p)
     c = (s ** 2 / (D * N))[:, None, None]
@@ -170,7 +172,7 @@ def train_modular_mlp(data, scales, N: int, steps: int, log_at, lr0: float = 100
 
     def rows(x: Tensor) -> tuple[Tensor, Tensor]:
         """Rows of ``W1ᵀ`` viewed ``(S·D, N)`` that the one-hot inputs ``[onehot(a), onehot(b)]`` pick, per run."""
-        off = (torch.arange(S) * D)[:, None]
+        off = (torch.arange(S, device=x.device) * D)[:, None]
         return (off + x[:, 0]).reshape(-1), (off + p + x[:, 1]).reshape(-1)
 
     itr, ite = rows(data.train_x), rows(data.test_x)
@@ -201,7 +203,7 @@ def train_modular_mlp(data, scales, N: int, steps: int, log_at, lr0: float = 100
 
     fit([W1t, W2], BatchedOptimizer([W1t, W2], "sgd", lr0 / s ** 2), steps, evals=np.asarray(log_at),
         record=record, gradient=gradient, state=history_state(hist))
-    return {"step": np.asarray(log_at), **{k: torch.stack(v, -1).numpy() for k, v in hist.items()}}
+    return {"step": np.asarray(log_at), **{k: torch.stack(v, -1).cpu().numpy() for k, v in hist.items()}}
 
 
 def train_student_teacher(scales, steps: int, log_at, width: int = 100, d: int = 5, n: int = 100,

@@ -59,7 +59,7 @@ def fig2(cfg: ModularMLP, device: str = "cpu") -> dict:
     """Chapter Figs. 2 and 16: one batched run per output scale."""
     data = modular_arithmetic(cfg.p, "add", cfg.train_frac, cfg.seed)
     r = train_modular_mlp(data, cfg.scales, cfg.N, cfg.steps, log_steps(cfg.steps, cfg.n_log), cfg.lr0, cfg.seed,
-                          init_seeds=cfg.init_seeds)
+                          init_seeds=cfg.init_seeds, device=device)
     r["scales"] = list(cfg.scales)
     r["epochs"] = r["step"] * cfg.lr0 / PAPER_LR0  # in the paper's lr-100 epochs
     return split_seeds(r, len(cfg.scales), len(cfg.init_seeds or (cfg.seed,)))
