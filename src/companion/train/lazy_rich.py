@@ -208,11 +208,12 @@ def train_modular_mlp(data, scales, N: int, steps: int, log_at, lr0: float = 100
 
 def train_student_teacher(scales, steps: int, log_at, width: int = 100, d: int = 5, n: int = 100,
                           lr: float = 3e-4, wd: float = 0.05, init_mult: float = 2.0,
-                          thresholds=(1e-3,), seeds: tuple = (0,)) -> dict:
+                          thresholds=(1e-3,), seeds: tuple = (0,), device: str = "cpu") -> dict:
     """App. 8.3.1: teacher (seed 3s) and student (seed 3s+1, all parameters × ``init_mult``) tanh
     MLPs d-width-width-d, data seed 3s+2, for each ``s`` in ``seeds``; the student's output is
     multiplied by the scale; full-batch AdamW on the per-sample MSE (mean over outputs). Accuracy =
-    fraction of samples with MSE < threshold. Runs are seed-major (all scales of the first seed, ...)."""
+    fraction of samples with MSE < threshold. Runs are seed-major (all scales of the first seed, ...).
+    Teacher, data and students are drawn on the host (the same draws on any device), trained on ``device``."""
     widths = (d, width, width, d)
     K = len(scales)
     Xs, Ys, Xts, Yts, studs = [], [], [], [], []
@@ -227,10 +228,11 @@ def train_student_teacher(scales, steps: int, log_at, width: int = 100, d: int =
         Xts += [Xte] * K
         Yts += [Yte] * K
         studs += [tanh_mlp_params(widths, 3 * sd + 1, init_mult)] * K
-    Xtr, Ytr, Xte, Yte = (torch.stack(v) for v in (Xs, Ys, Xts, Yts))
-    sc = torch.as_tensor(scales, dtype=torch.float32).repeat(len(seeds))
+    Xtr, Ytr, Xte, Yte = (torch.stack(v).to(device) for v in (Xs, Ys, Xts, Yts))
+    sc = torch.as_tensor(scales, dtype=torch.float32).repeat(len(seeds)).to(device)
     S = len(sc)
-    params = [torch.stack([st[i] for st in studs]).clone().requires_grad_(True) for i in range(len(studs[0]))]
+    params = [torch.stack([st[i] for st in studs]).clone().to(device).requires_grad_(True)
+              for i in range(len(studs[0]))]
     hist: dict[str, list] = {"train_loss": [], "test_loss": [], "train_err": [], "test_err": []}
 
     def errors(X: Tensor, Y: Tensor) -> Tensor:
@@ -244,11 +246,12 @@ def train_student_teacher(scales, steps: int, log_at, width: int = 100, d: int =
         hist["train_loss"].append(err.mean(-1))
         hist["test_loss"].append(ete.mean(-1))
 
-    fit(params, BatchedOptimizer(params, "adamw", torch.full((S,), lr), wd), steps, evals=np.asarray(log_at),
-        record=record, loss=lambda t: errors(Xtr, Ytr).mean(-1).sum(), state=history_state(hist))
-    res = {"step": np.asarray(log_at), **{k: torch.stack(v, -1).numpy() for k, v in hist.items()
+    fit(params, BatchedOptimizer(params, "adamw", torch.full((S,), lr, device=device), wd), steps,
+        evals=np.asarray(log_at), record=record, loss=lambda t: errors(Xtr, Ytr).mean(-1).sum(),
+        state=history_state(hist))
+    res = {"step": np.asarray(log_at), **{k: torch.stack(v, -1).cpu().numpy() for k, v in hist.items()
                                           if k.endswith("loss")}}
-    tr, te = torch.stack(hist["train_err"], -1), torch.stack(hist["test_err"], -1)  # (S, n, T)
+    tr, te = torch.stack(hist["train_err"], -1).cpu(), torch.stack(hist["test_err"], -1).cpu()  # (S, n, T)
     res["thresholds"] = list(thresholds)
     res["train_acc"] = np.stack([(tr < th).float().mean(1).numpy() for th in thresholds], 1)  # (S, n_th, T)
     res["test_acc"] = np.stack([(te < th).float().mean(1).numpy() for th in thresholds], 1)

@@ -127,7 +127,7 @@ FIG17_PROFILES = {"paper": FIG17,
 def student_teacher(cfg: StudentTeacher, device: str = "cpu") -> dict:
     """Chapter Figs. 8, 17 and 18: one batched run per output scale, accuracy per threshold."""
     r = train_student_teacher(cfg.scales, cfg.steps, log_steps(cfg.steps, cfg.n_log), thresholds=cfg.thresholds,
-                              seeds=cfg.seeds)
+                              seeds=cfg.seeds, device=device)
     r["scales"] = list(cfg.scales)
     return split_seeds(r, len(cfg.scales), len(cfg.seeds))
 
