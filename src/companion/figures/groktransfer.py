@@ -17,13 +17,11 @@ from companion.figures.groktransfer_tables import (  # noqa: F401  (the chapter'
     flops_note,
     grid_table,
     neurons_note,
-    ntk_deviation,
     one_step_note,
     parity_note,
     parity_transformer_note,
     ratio_table,
     selection_table,
-    sooner_count,
     table1,
     two_neuron_note,
 )

@@ -231,21 +231,3 @@ def ablations_note(random_delays: list, merge: dict, same_dim: dict) -> Markdown
                     f"weak test {_seq((s['test_acc'] for s in same_dim['selections']), '.3f')}, target final test "
                     f"{_seq(same_dim['test_acc'][same_dim['seed_members'], -1], '.3f')}.")
 
-
-def ntk_deviation(res: dict, s) -> str:
-    """Fig. 3 at the reduced profiles: where the kernel distances differ most (``s``, a
-    :class:`~companion.experiments.groktransfer.FixedEmbeddingSummary` of the :func:`fig2` result ``res``),
-    and the epoch at which each embedding's run stopped."""
-    ends = ", ".join(f"{k} {v['measure_epoch'][-1]}" for k, v in res.items() if "skipped" not in v)
-    return (f"reduced profile: the kernels move alike late but not early — the largest ratio is "
-            f"{_seq(s.ntk_spread, '.1f')} at epochs {_seq(s.ntk_spread_epoch)} (seed order; common epochs "
-            f"{', '.join(map(str, s.common_epochs))}: the runs stopped at {ends}): in the memorisation phase one "
-            "embedding's kernel jumps further than another's")
-
-
-def sooner_count(ratios: list, k: float = 3) -> str:
-    """How many seeds were at least ``k``× sooner among those where both arms reached the event."""
-    both = [x for x in ratios if observed(x)]
-    if not both:
-        return "no seed where both reached it"
-    return f"{k:g}× sooner in {sum(x >= k for x in both)} of the {len(both)} seeds where both reached it"
