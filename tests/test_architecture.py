@@ -184,6 +184,32 @@ def test_chapters_narrate_and_the_library_computes(chapter):
     assert not found, f"book/{chapter}.py computes: {found}"
 
 
+def cell_lines(text: str) -> dict[str, int]:
+    """Non-blank lines in a py:percent chapter's markdown cells and in its code cells (the jupytext
+    header, before the first cell, counts as neither)."""
+    counts, kind = {"markdown": 0, "code": 0}, None
+    for line in text.splitlines():
+        if line.startswith("# %%"):
+            kind = "markdown" if "[markdown]" in line else "code"
+        elif kind and line.strip():
+            counts[kind] += 1
+    return counts
+
+
+def test_cell_lines_counts_each_kind_of_cell():
+    text = "# ---\n# jupyter: x\n# ---\n\n# %% [markdown]\n# # Title\n#\n# prose\n\n# %% tags=[\"x\"]\na = 1\n\nb = 2\n"
+    assert cell_lines(text) == {"markdown": 3, "code": 2}
+
+
+@pytest.mark.parametrize("chapter", sorted(p.stem for p in (ROOT / "book").glob("*.py")))
+def test_chapters_read_as_lectures(chapter):
+    """Prose carries a chapter: at least as many markdown lines as code lines. The paper's words and the
+    argument for each bound sit in the markdown above the claims that test them, not in strings inside
+    the calls."""
+    n = cell_lines((ROOT / "book" / f"{chapter}.py").read_text())
+    assert n["markdown"] >= n["code"], f"book/{chapter}.py: {n['markdown']} markdown lines, {n['code']} code lines"
+
+
 def test_the_readme_architecture_names_every_folder_of_the_library():
     text = (ROOT / "README.md").read_text()
     section = text[text.index("## Architecture"):]

@@ -407,12 +407,12 @@ def test_transfer_probe_ranks_a_grokked_embedding_above_a_random_one():
     from companion.data.embeddings import Pairs
     from companion.data.modular import modular_arithmetic
     from companion.models import fnn
-    from companion.train.groktransfer import train_ensemble, transfer_probe
+    from companion.train.groktransfer import EnsembleTraining, train_ensemble, transfer_probe
 
     p = 23
     spec = fnn.FNNSpec("table", p, 8, (64,), p)
     h = train_ensemble(fnn.init_params(spec, [1.0], 0), spec, Pairs(modular_arithmetic(p, "add", 0.6, 0)),
-                       1e-2, 1.0, 1200, 100)
+                       EnsembleTraining(1e-2, 1.0, 1200, 100))
     assert h["test_acc"][0, 3] < 0.1 < 0.5 < h["test_acc"][0, -1]  # late generalisation
     grokked = h["params"]["E"][0]
     random = torch.randn(p, 8, generator=torch.Generator().manual_seed(5))

@@ -15,7 +15,7 @@ from companion.models import fnn as G
 from companion.models import xor_net
 from companion.settings import ParameterError
 from companion.train import grokfast
-from companion.train.groktransfer import train_ensemble, train_target_fl, train_xor
+from companion.train.groktransfer import EnsembleTraining, train_ensemble, train_target_fl, train_xor
 
 
 def _toy_data(seed=0, n=60, V=11):
@@ -37,7 +37,7 @@ def test_ensemble_adamw_equals_torch_adamw_per_member():
     d = _toy_data()
     P = G.init_params(spec, [1.0, 0.5], seed=3)
     lrs, wds = torch.tensor([1e-2, 3e-2]), torch.tensor([1.0, 0.1])
-    h = train_ensemble(P, spec, d, lrs, wds, epochs=5, eval_every=5)
+    h = train_ensemble(P, spec, d, EnsembleTraining(lrs, wds, epochs=5, eval_every=5))
     for m in range(2):
         Q = {k: v[m:m + 1].detach().clone().requires_grad_(True) for k, v in P.items()}
         opt = torch.optim.AdamW(list(Q.values()), lr=float(lrs[m]), weight_decay=float(wds[m]))
@@ -291,9 +291,9 @@ def test_ensemble_stops_at_the_first_logged_epoch_some_member_reaches():
     spec = G.FNNSpec("table", 11, 3, (8,), 11)
     d = _toy_data()
     P = G.init_params(spec, [1.0, 0.5], seed=3)
-    full = train_ensemble(P, spec, d, 5e-2, 0.1, 150, 3)
+    full = train_ensemble(P, spec, d, EnsembleTraining(5e-2, 0.1, 150, 3))
     t = first_crossing(full["epoch"][1:], full["test_acc"].max(0)[1:], 0.3)
-    stopped = train_ensemble(P, spec, d, 5e-2, 0.1, 150, 3, stop_at=0.3, stop_any=True)
+    stopped = train_ensemble(P, spec, d, EnsembleTraining(5e-2, 0.1, 150, 3, stop_at=0.3, stop_any=True))
     assert stopped["epoch"][-1] == t
     assert np.array_equal(stopped["test_acc"], full["test_acc"][:, : len(stopped["epoch"])])
 
@@ -476,9 +476,9 @@ def test_onehot_pair_first_layer_is_bit_identical_to_the_dense_one():
                     d.test_y)
     dense = G.FNNSpec("fixed", 22, 0, (16, 16), 11)
     P = G.init_params(dense, [0.5, 1.0], seed=2)
-    a = train_ensemble(P, dense, data, torch.tensor([1e-2, 3e-2]), 1.0, epochs=12, eval_every=3)
-    b = train_ensemble(P, replace(dense, onehot_pair=True), data, torch.tensor([1e-2, 3e-2]), 1.0, epochs=12,
-                       eval_every=3)
+    how = EnsembleTraining(torch.tensor([1e-2, 3e-2]), 1.0, epochs=12, eval_every=3)
+    a = train_ensemble(P, dense, data, how)
+    b = train_ensemble(P, replace(dense, onehot_pair=True), data, how)
     assert all(torch.equal(a["params"][k], b["params"][k]) for k in a["params"])
     assert all(np.array_equal(a[k], b[k]) for k in ("train_loss", "train_acc", "test_loss", "test_acc"))
 

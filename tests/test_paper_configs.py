@@ -29,7 +29,7 @@ HEAVY = {
     ("progress_measures", r"p=(211|379),"): "evaluations over p² pairs take 10–30 s a step at p ≥ 211",
     ("progress_measures", r"d_model=(1024|2048)"): "d_mlp 4096–8192: seconds per step",
     ("progress_measures", r"^image_run"): "ResNet-18 at 224², batch 200: tens of seconds a step",
-    ("lazy_rich", r"^quad_sweep .*eta0=20\.0"): "Fig. 3e: 196 runs in one batch, 66 s for two steps",
+    ("lazy_rich", r"^quad_sweep .*lr0=20\.0"): "Fig. 3e: 196 runs in one batch, 66 s for two steps",
     ("groktransfer", r"^xor"): "p = 40 000–160 000 input dimensions: minutes a step on 2 cores",
     ("groktransfer", r"^tf_run .*n_layers=8"): "8 layers at d_model 512: 33 s for two steps",
     ("groktransfer", r"^tf_parity"): "40-token sequences: 13 s for two steps",

@@ -7,6 +7,9 @@ diagnostic of how much of the task that embedding already makes easy."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 import torch
 
@@ -20,10 +23,24 @@ from companion.train.fit import every, fit
 from companion.train.optim import BatchedOptimizer, make_optimizer
 
 
-def train_ensemble(P: dict, spec: FNNSpec, data, lr, weight_decay, epochs: int, eval_every: int = 10,
-                   loss: str = "ce", snapshot_every: int = 0, stop_at: float | None = None,
-                   device: str = "cpu", measure=None, measure_every: int = 0, stop_any: bool = False) -> dict:
-    """Full-batch AdamW (1 epoch = 1 step) of every member, by :func:`companion.train.fit.fit`
+@dataclass(frozen=True)
+class EnsembleTraining:
+    """How :func:`train_ensemble` trains its members: full-batch AdamW, 1 epoch = 1 step (Xu et al. App. A.3
+    train every FNN full batch with AdamW), logged every ``eval_every`` epochs and at the last."""
+
+    lr: Any  # AdamW learning rate: one for every member, or one per member (a tensor)
+    weight_decay: Any  # AdamW's decoupled weight decay: one, or one per member
+    epochs: int  # full-batch steps
+    eval_every: int = 10  # epochs between logged evaluations
+    loss: str = "ce"  # one of companion.models.fnn.LOSSES
+    snapshot_every: int = 0  # epochs between saved embedding matrices (0: none)
+    stop_at: float | None = None  # end at the first logged epoch at which every member's test accuracy reached it
+    stop_any: bool = False  # with stop_at: some member's test accuracy instead of every member's
+    measure_every: int = 0  # epochs between calls of train_ensemble's measure(P) (0: none)
+
+
+def train_ensemble(P: dict, spec: FNNSpec, data, how: EnsembleTraining, device: str = "cpu", measure=None) -> dict:
+    """Full-batch AdamW (1 epoch = 1 step) of every member as ``how`` says, by :func:`companion.train.fit.fit`
     with :class:`~companion.train.optim.BatchedOptimizer` (per-member ``lr`` and
     ``weight_decay``, cast to float32 like the parameters); returns the history.
 
@@ -37,7 +54,8 @@ def train_ensemble(P: dict, spec: FNNSpec, data, lr, weight_decay, epochs: int, 
     the logged epochs that ``measure_every`` divides and at the last (key ``measure``, epochs
     ``measure_epoch``).
     """
-
+    lr, weight_decay, epochs, eval_every, loss = how.lr, how.weight_decay, how.epochs, how.eval_every, how.loss
+    snapshot_every, stop_at, stop_any, measure_every = how.snapshot_every, how.stop_at, how.stop_any, how.measure_every
     one_of("loss", loss, LOSSES)
     P = {k: v.detach().clone().to(device).requires_grad_(True) for k, v in P.items()}
     names = list(P)
@@ -214,5 +232,5 @@ def transfer_probe(embedding: torch.Tensor, p: int, *, op: str = "add", train_fr
     spec = FNNSpec("lowrank", p, d_embed, (width, width), p, rank=A.shape[1])
     P = init_params(spec, [init_scale] * n_seeds, seed, A=A.expand(n_seeds, *A.shape))
     dev = device or str(embedding.device)
-    h = train_ensemble(P, spec, data, lr, weight_decay, steps, eval_every=steps, device=dev)
+    h = train_ensemble(P, spec, data, EnsembleTraining(lr, weight_decay, steps, eval_every=steps), device=dev)
     return float(h["test_acc"][:, -1].mean())

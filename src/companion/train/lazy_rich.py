@@ -38,7 +38,7 @@ def _onehot(idx: Tensor, n: int, dtype=torch.float32) -> Tensor:
     return torch.nn.functional.one_hot(idx, n).to(dtype)
 
 
-def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, eta0, steps: int, log_at,
+def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, lr0, steps: int, log_at,
                   centred: bool = True, momentum: float = 0.0, k: int = 2,
                   readouts: Tensor | None = None, T: Tensor | None = None,
                   X_test: Tensor | None = None, y_test: Tensor | None = None,
@@ -57,7 +57,7 @@ def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, eta0, steps: int
     Trained by :func:`companion.train.fit.fit` with the gradient written out (``gradient=``;
     ``tests/test_lazy_rich.py`` checks it against autograd) and
     :class:`~companion.train.optim.BatchedOptimizer` ``"sgd"`` with heavy-ball ``momentum`` and
-    the per-run step ``η = η0 N/α²``.
+    the per-run step ``η = lr0·N/α²`` (Kumar et al.'s η0).
     """
     S, P, D = X.shape
     N = W0.shape[-2]
@@ -66,7 +66,7 @@ def run_committee(X: Tensor, y: Tensor, W0: Tensor, alpha, eps, eta0, steps: int
     def per_run(v) -> Tensor:
         return torch.as_tensor(v, dtype=dt).reshape(-1).expand(S).clone().to(X.device)
 
-    al, ep, e0 = per_run(alpha), per_run(eps), per_run(eta0)
+    al, ep, e0 = per_run(alpha), per_run(eps), per_run(lr0)
     W = W0.clone()
     a = torch.ones(S, N, dtype=dt, device=X.device) if readouts is None else readouts.clone()
     train_a = readouts is not None

@@ -11,7 +11,7 @@ from companion.experiments.groktransfer.common import Hyperparams, Split, select
 from companion.models import fnn
 from companion.settings import unstated
 from companion.store.cache import experiment
-from companion.train.groktransfer import train_ensemble
+from companion.train.groktransfer import EnsembleTraining, train_ensemble
 
 
 @dataclass(frozen=True)
@@ -61,9 +61,10 @@ def digits(cfg: Digits, device: str = "cpu") -> dict:
     data = Split(xtr, ytr, xte, yte)
     D = xtr.shape[1]
     wspec = fnn.FNNSpec("dense", D, cfg.weak_width, (), 10, n_tokens=1, act_after_embed=True)
+    weak = EnsembleTraining(cfg.weak.lr, cfg.weak.weight_decay, cfg.weak_epochs, cfg.eval_every, "mse",
+                            snapshot_every=cfg.eval_every, stop_at=cfg.weak_target_acc)
     wh = train_ensemble(fnn.init_params(wspec, [cfg.weak.init_scale], cfg.seed + cfg.weak_seed_offset), wspec,
-                            data, cfg.weak.lr, cfg.weak.weight_decay, cfg.weak_epochs, cfg.eval_every, "mse",
-                            snapshot_every=cfg.eval_every, stop_at=cfg.weak_target_acc, device=device)
+                        data, weak, device=device)
     sel = select_weak(wh, "first", cfg.weak_target_acc)
     wh.pop("params")
     out = {"weak": wh, "selection": selection_record(sel), "source": source}
@@ -72,8 +73,8 @@ def digits(cfg: Digits, device: str = "cpu") -> dict:
                            n_tokens=1, rank=cfg.weak_width, act_after_embed=True)
         A = torch.as_tensor(sel["A"]).unsqueeze(0) if lowrank else None
         A = A.expand(cfg.n_seeds, -1, -1) if lowrank else None
-        r = train_ensemble(fnn.init_params(spec, [h.init_scale] * cfg.n_seeds, cfg.seed, A=A), spec, data, h.lr,
-                               h.weight_decay, cfg.epochs, cfg.eval_every, "mse", device=device)
+        r = train_ensemble(fnn.init_params(spec, [h.init_scale] * cfg.n_seeds, cfg.seed, A=A), spec, data,
+                           EnsembleTraining(h.lr, h.weight_decay, cfg.epochs, cfg.eval_every, "mse"), device=device)
         r.pop("params")
         out[name] = {**r, "seed_members": list(range(cfg.n_seeds)), "init_scale": h.init_scale}
     return out

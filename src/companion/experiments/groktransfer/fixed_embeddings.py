@@ -17,7 +17,7 @@ from companion.measures import pntk
 from companion.models import fnn
 from companion.settings import one_of, unstated
 from companion.store.cache import experiment
-from companion.train.groktransfer import train_ensemble
+from companion.train.groktransfer import EnsembleTraining, train_ensemble
 
 
 @dataclass(frozen=True)
@@ -100,8 +100,9 @@ def fig2(cfg: FixedEmbeddings, device: str = "cpu") -> dict:
 
         P = fnn.init_params(spec, [run.hyper.init_scale] * cfg.n_seeds, cfg.seed)
         c0 = time.process_time()
-        h = train_ensemble(P, spec, data, run.hyper.lr, run.hyper.weight_decay, cfg.epochs, cfg.eval_every,
-                               device=device, measure=ntk, measure_every=cfg.ntk_every, stop_at=cfg.stop_at)
+        how = EnsembleTraining(run.hyper.lr, run.hyper.weight_decay, cfg.epochs, cfg.eval_every,
+                               measure_every=cfg.ntk_every, stop_at=cfg.stop_at)
+        h = train_ensemble(P, spec, data, how, device=device, measure=ntk)
         h.pop("params")
         out[run.kind] = {**{k: (v[0] if k != "epoch" and k != "measure_epoch" else v) for k, v in h.items()},
                          "note": note, "cpu_s": time.process_time() - c0,

@@ -31,7 +31,7 @@ from companion.models import fnn
 from companion.settings import one_of, unstated
 from companion.store import slices
 from companion.store.cache import experiment
-from companion.train.groktransfer import train_ensemble
+from companion.train.groktransfer import EnsembleTraining, train_ensemble
 
 TARGET_KINDS = ("transfer", "scratch", "random", "merge")
 
@@ -87,8 +87,8 @@ def weak_modular(cfg: WeakModel, device: str = "cpu") -> dict:
     data = _data(cfg)
     P = fnn.init_params(weak_spec(cfg), [cfg.hyper.init_scale] * cfg.n_seeds, cfg.seed + cfg.init_seed_offset)
     t0, c0 = time.perf_counter(), time.process_time()
-    h = train_ensemble(P, weak_spec(cfg), data, cfg.hyper.lr, cfg.hyper.weight_decay, cfg.epochs,
-                           cfg.eval_every, snapshot_every=cfg.snapshot_every, device=device)
+    h = train_ensemble(P, weak_spec(cfg), data, EnsembleTraining(cfg.hyper.lr, cfg.hyper.weight_decay, cfg.epochs,
+                       cfg.eval_every, snapshot_every=cfg.snapshot_every), device=device)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     h.pop("params")
     return {**h, "best": select_weak(h, "best"), "first": select_weak(h, "first", cfg.first_threshold),
@@ -137,13 +137,13 @@ def fnn_targets(cfg: TargetBatch, device: str = "cpu") -> dict:
     P = fnn.init_params(spec, inits, cfg.seed, A=A)
     t0, c0 = time.perf_counter(), time.process_time()
     first = cfg.merge_at if cfg.kind == "merge" else cfg.epochs
-    h = train_ensemble(P, spec, data, lrs, wds, first, cfg.eval_every, device=device,
-                       stop_at=None if cfg.kind == "merge" else cfg.stop_at)
+    h = train_ensemble(P, spec, data, EnsembleTraining(lrs, wds, first, cfg.eval_every,
+                       stop_at=None if cfg.kind == "merge" else cfg.stop_at), device=device)
     if cfg.kind == "merge":  # Fig. 15b: E_T := A·B, then keep training a plain table (fresh AdamW)
         Pm = {k: v for k, v in h["params"].items() if k not in ("A", "B")}
         Pm["E"] = fnn.embedding_matrix(h["params"])
-        h2 = train_ensemble(Pm, target_spec(cfg, False), data, lrs, wds, cfg.epochs - cfg.merge_at,
-                                cfg.eval_every, device=device)
+        h2 = train_ensemble(Pm, target_spec(cfg, False), data,
+                            EnsembleTraining(lrs, wds, cfg.epochs - cfg.merge_at, cfg.eval_every), device=device)
         h = {"epoch": np.concatenate([h["epoch"], h2["epoch"][1:] + cfg.merge_at]),
              **{k: np.concatenate([h[k], h2[k][:, 1:]], 1) for k in ("train_acc", "test_acc", "train_loss",
                                                                        "test_loss")}}

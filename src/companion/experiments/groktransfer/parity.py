@@ -12,7 +12,7 @@ from companion.experiments.groktransfer.common import Hyperparams, Split, select
 from companion.models import fnn
 from companion.settings import unstated
 from companion.store.cache import experiment
-from companion.train.groktransfer import train_ensemble
+from companion.train.groktransfer import EnsembleTraining, train_ensemble
 
 
 @dataclass(frozen=True)
@@ -74,10 +74,10 @@ def parity(cfg: Parity, device: str = "cpu") -> dict:
     data = Split(xtr, ytr, xte, yte)
     wspec = fnn.FNNSpec("dense", cfg.q, cfg.weak_width, (cfg.weak_width,), 1, n_tokens=1, act_after_embed=True)
     t0 = time.process_time()
+    weak = EnsembleTraining(cfg.weak.lr, cfg.weak.weight_decay, cfg.weak_epochs, cfg.eval_every, "logistic",
+                            snapshot_every=cfg.eval_every, stop_at=cfg.weak_target_acc, stop_any=True)
     wh = train_ensemble(fnn.init_params(wspec, [cfg.weak.init_scale] * cfg.n_weak_seeds,
-                                            cfg.seed + cfg.weak_seed_offset), wspec, data,
-                            cfg.weak.lr, cfg.weak.weight_decay, cfg.weak_epochs, cfg.eval_every, "logistic",
-                            snapshot_every=cfg.eval_every, stop_at=cfg.weak_target_acc, stop_any=True, device=device)
+                                        cfg.seed + cfg.weak_seed_offset), wspec, data, weak, device=device)
     sel = select_weak(wh, "first", cfg.weak_target_acc)
     weak_cpu = time.process_time() - t0
     wh.pop("params")
@@ -87,8 +87,8 @@ def parity(cfg: Parity, device: str = "cpu") -> dict:
         spec = fnn.FNNSpec("dense_lowrank" if lowrank else "dense", cfg.q, cfg.d_embed, (cfg.width, cfg.width), 1,
                            n_tokens=1, rank=cfg.weak_width)
         A = torch.as_tensor(sel["A"]).unsqueeze(0).expand(cfg.n_seeds, -1, -1) if lowrank else None
-        r = train_ensemble(fnn.init_params(spec, [h.init_scale] * cfg.n_seeds, cfg.seed, A=A), spec, data, h.lr,
-                               h.weight_decay, ep, cfg.eval_every, "logistic", device=device)
+        r = train_ensemble(fnn.init_params(spec, [h.init_scale] * cfg.n_seeds, cfg.seed, A=A), spec, data,
+                           EnsembleTraining(h.lr, h.weight_decay, ep, cfg.eval_every, "logistic"), device=device)
         r.pop("params")
         out[name] = {**r, "seed_members": list(range(cfg.n_seeds)), "selection": out["selection"]}
     return out

@@ -191,7 +191,7 @@ def departures_table(profile: str):
                  UNSTATED)
 
 
-_Q = ("D", "P", "N", "eps", "alpha", "eta0", "steps", "centred", "target_scale")
+_Q = ("D", "P", "N", "eps", "alpha", "lr0", "steps", "centred", "target_scale")
 #: fields the paper does not state for these experiments (no code survives for Figs. 3b, 14, 15, 19;
 #: Figs. 4/10's N = 2 cell is the authors' notebook, not the paper), shown as "not stated (ours: X)"
 UNSTATED = {"fig3b": tuple(f"base.{f}" for f in _Q) + ("values",),

@@ -42,13 +42,13 @@ class QuadraticRun:
     eps: float = 0.02  # quadratic part of φ: initial kernel–task alignment
     alpha: float = 1.0  # output scale: laziness
     sigma: float = 1.0  # weight init scale
-    eta0: float = 1.0  # η = η0·N/(α²σ²)
+    lr0: float = 1.0  # Kumar et al.'s η0: the GD step is η = η0·N/(α²σ²)
     steps: int = 100_000  # full-batch GD steps
     centred: bool = True  # f̃ = f − f(W0)
     target_scale: float = 0.5  # y = target_scale·Σ_k (β_k·x)²
     n_index: int = 1  # number of β_k (App. 15.1)
     lam: float = 0.0  # fraction of the analytic solution mixed into W0 (App. 8.3.3)
-    wd: float = 0.0  # decoupled weight decay κ (App. 13): every step multiplies W by 1 − η0κ
+    weight_decay: float = 0.0  # decoupled weight decay κ (App. 13): every step multiplies W by 1 − η0κ
     seed: int = 0  # data seed; weight seed = seed + 1
     n_log: int = 160  # log-spaced evaluation steps
 
@@ -67,7 +67,7 @@ class Sweep:
 
 
 # Fig. 3a / 7: the authors' cell uses y = (β·x)² (no ½), ε = 0.25, D=100, P=450, N=500, η0 = 0.5
-Q3A = QuadraticRun(P=450, eps=0.25, eta0=0.5, steps=60_000, target_scale=1.0)
+Q3A = QuadraticRun(P=450, eps=0.25, lr0=0.5, steps=60_000, target_scale=1.0)
 ALPHAS = (2 ** -5, 2 ** -2, 2 ** -1, 1.0, 2.0, 4.0, 8.0, 16.0)
 SIGMAS = (0.25, 0.5, 1.0, 2.0)  # Fig. 7b,c (the paper's 1/8 diverges at reduced D)
 SEEDS = (0, 1, 2)  # data seeds of every sweep (weight seed = seed + 1), batched with its runs
@@ -78,7 +78,7 @@ FIG7C = Sweep(Q3A, ("sigma", "alpha"), tuple((s, 1 / s ** 2) for s in SIGMAS), s
 # α = 1/32 run of seed 0 ended in a period-2 oscillation (train loss alternating 0.106 / 0.053 of its start), a
 # step too large for the curvature the rich solution reaches; at η0 = 0.25 every run converges and the delay
 # ratios are unchanged to 3 digits
-Q3A_CPU = replace(Q3A, D=30, P=135, N=150, eta0=0.25, steps=40_000)
+Q3A_CPU = replace(Q3A, D=30, P=135, N=150, lr0=0.25, steps=40_000)
 Q3A_SMOKE = replace(Q3A, D=16, P=72, N=60, steps=3_000)
 
 # float32 at cpu (Figs. 3a, 7b, c): against float64 the cpu runs move relative parameter changes by < 1e-4, final
@@ -108,19 +108,19 @@ FIG3B_PROFILES = {"paper": FIG3B,
                                    values=((0.02,), (0.25,), (1.0,)), seeds=(0,))}
 
 # Fig. 3e: phase diagram α = 0.4i, ε = 0.02i (i = 1..14), η0 = 20, ≤ 110k steps
-FIG3E = Sweep(replace(QuadraticRun(), eta0=20.0, steps=110_000),
+FIG3E = Sweep(replace(QuadraticRun(), lr0=20.0, steps=110_000),
               ("alpha", "eps"), tuple((0.4 * i, 0.02 * j) for i in range(1, 15) for j in range(1, 15)), seeds=SEEDS)
 GRID5 = tuple((a, e) for a in (0.4, 1.6, 2.8, 4.0, 5.2) for e in (0.02, 0.08, 0.14, 0.2, 0.26))
 FIG3E_PROFILES = {"paper": FIG3E,
                   # η0 scaled with D (stability: 2η0(1+√(D/P))²/D < 2)
-                  "cpu": replace(FIG3E, base=replace(FIG3E.base, D=20, P=110, N=0, eta0=8.0, steps=12_000),
+                  "cpu": replace(FIG3E, base=replace(FIG3E.base, D=20, P=110, N=0, lr0=8.0, steps=12_000),
                                  values=GRID5, dtype="float32"),
-                  "smoke": replace(FIG3E, base=replace(FIG3E.base, D=12, P=66, N=0, eta0=4.0, steps=2_000),
+                  "smoke": replace(FIG3E, base=replace(FIG3E.base, D=12, P=66, N=0, lr0=4.0, steps=2_000),
                                    values=tuple((a, e) for a in (0.4, 2.8, 5.2) for e in (0.02, 0.14, 0.26)),
                                    seeds=(0,))}
 
 # Fig. 9: goldilocks P ∈ {50, 120, 500} (the paper's); D=40, N=100, ε=0.5, η0=0.5, 50k steps (authors' cell)
-FIG9 = Sweep(QuadraticRun(D=40, N=100, eps=0.5, eta0=0.5, steps=50_000), ("P",), ((50,), (120,), (500,)), seeds=SEEDS)
+FIG9 = Sweep(QuadraticRun(D=40, N=100, eps=0.5, lr0=0.5, steps=50_000), ("P",), ((50,), (120,), (500,)), seeds=SEEDS)
 FIG9_PROFILES = {"paper": FIG9,
                  # 5 seeds: P = 500's delay ratio straddles 2 over 3
                  "cpu": replace(FIG9, base=replace(FIG9.base, steps=10_000), dtype="float32", seeds=(0, 1, 2, 3, 4)),
@@ -130,7 +130,7 @@ FIG9_PROFILES = {"paper": FIG9,
 # Figs. 4 and 10 (App. 8.3.3): the authors' N = 2 cell — D=40, P=120, ε=0.25, η = 0.5N = 1, uncentred,
 # y = ½(β·x)², 20k epochs; W0 ← (1−λ)W0 + λ·(±β/√(αε)). Float64; a run that diverges is kept as
 # such (its values are not observed), never replaced by another seed.
-N2 = replace(QuadraticRun(), D=40, P=120, N=2, eps=0.25, eta0=0.5, centred=False, steps=20_000)
+N2 = replace(QuadraticRun(), D=40, P=120, N=2, eps=0.25, lr0=0.5, centred=False, steps=20_000)
 LAMS = (0.0, 0.2, 0.5, 0.95)
 SMALL_LAM = 0.2  # the paper's "even a small" component of the solution
 FIG10 = Sweep(N2, ("lam",), tuple((v,) for v in LAMS), seeds=(0, 1, 2, 3, 4))
@@ -186,9 +186,10 @@ def stack_runs(runs: list[QuadraticRun]) -> dict:
         return torch.tensor([float(getattr(q, name)) for q in runs], dtype=DT)
 
     return {"X": torch.stack(Xs), "y": torch.stack(ys), "T": torch.stack(Ts), "w": torch.stack(ws),
-            "M": torch.stack(Ms), "alpha": per_run("alpha"), "eps": per_run("eps"), "wd": per_run("wd"),
+            "M": torch.stack(Ms), "alpha": per_run("alpha"), "eps": per_run("eps"),
+            "weight_decay": per_run("weight_decay"),
             # η = η0·N/(α²σ²): the authors' Fig. 7 cells use 0.5N/σ² (σ sweep) and 0.5Nσ² (α = 1/σ²)
-            "eta0_eff": per_run("eta0") / per_run("sigma") ** 2 * Pmax / per_run("P"), "pad": Pmax / per_run("P")}
+            "lr0_eff": per_run("lr0") / per_run("sigma") ** 2 * Pmax / per_run("P"), "pad": Pmax / per_run("P")}
 
 
 def difficulty(runs: list[QuadraticRun], b: dict) -> np.ndarray:
@@ -217,8 +218,8 @@ def _run_batch(runs: list[QuadraticRun], linearised: bool = False, device: str =
     b = stack_runs(runs)
     la = log_steps(q0.steps, q0.n_log)
     d = {k: v.to(device=device, dtype=getattr(torch, dtype)) for k, v in b.items()}
-    res = th.run_closure(d["X"], d["y"], d["T"], d["w"], d["M"], d["alpha"], d["eps"], d["eta0_eff"],
-                         q0.steps, la, centred=q0.centred, linearised=linearised, wd=d["wd"])
+    res = th.run_closure(d["X"], d["y"], d["T"], d["w"], d["M"], d["alpha"], d["eps"], d["lr0_eff"],
+                         q0.steps, la, centred=q0.centred, linearised=linearised, wd=d["weight_decay"])
     res["train_loss"] = res["train_loss"] * b["pad"].numpy()[:, None]
     return res
 

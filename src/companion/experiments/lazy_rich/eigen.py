@@ -30,7 +30,7 @@ class EigenvectorLabels:
     N: int = 2  # hidden units
     eps: float = 0.25  # quadratic part of φ
     alpha: float = 1.0  # output scale
-    eta0: float = 0.5  # η = η0·N/α²
+    lr0: float = 0.5  # Kumar et al.'s η0: the GD step is η = η0·N/α²
     steps: int = 25_000  # full-batch GD steps
     js: tuple = (1, 70, 100)  # label indices: top, mid-spectrum, tail
     seed: int = unstated(0)  # data seed; weight seed = seed + 1
@@ -74,7 +74,7 @@ def _eig_run(cfg: EigenvectorLabels, seeds: tuple = (), device: str = "cpu") -> 
         ckas.append(kernel_alignment(K[:P, :P].expand(J, P, P), y[:, :P]).numpy())
     X, W0, y = (torch.cat(v).to(device) for v in (Xs, W0s, ys))
     la = log_steps(cfg.steps, cfg.n_log)
-    r = run_committee(X[:, :P], y[:, :P], W0, cfg.alpha, cfg.eps, cfg.eta0, cfg.steps, la,
+    r = run_committee(X[:, :P], y[:, :P], W0, cfg.alpha, cfg.eps, cfg.lr0, cfg.steps, la,
                       X_test=X[:, P:], y_test=y[:, P:])
     out = {"step": la, "js": list(cfg.js), "values": [[j] for j in cfg.js], "seeds": list(seeds),
            "train_loss": r["train_loss"], "test_loss": r["test_loss"], "cka0": np.concatenate(ckas)}

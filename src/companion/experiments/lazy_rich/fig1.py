@@ -75,11 +75,11 @@ def fig1(cfg: Fig1, device: str = "cpu") -> dict:
     la = log_steps(q.steps, q.n_log)
     dt = getattr(torch, cfg.dtype)
     d = {k: v.to(device=device, dtype=dt) for k, v in b.items()}
-    net = th.run_closure(d["X"], d["y"], d["T"], d["w"], d["M"], d["alpha"], d["eps"], d["eta0_eff"], q.steps,
+    net = th.run_closure(d["X"], d["y"], d["T"], d["w"], d["M"], d["alpha"], d["eps"], d["lr0_eff"], q.steps,
                          la, centred=q.centred, cka_X=cX.to(device=device, dtype=dt),
                          cka_y=th.quad_form(cX, b["T"]).to(device=device, dtype=dt), cka_every=cfg.cka_every)
     lin = th.linearised_exact(b["X"][:S], b["y"][:S], b["T"][:S], b["w"][:S], b["M"][:S], b["alpha"][:S],
-                              b["eps"][:S], b["eta0_eff"][:S], la, centred=q.centred)
+                              b["eps"][:S], b["lr0_eff"][:S], la, centred=q.centred)
     k0 = th.k0_regression_loss(b["X"][:S], b["y"][:S], b["T"][:S], b["w"][:S], b["M"][:S], b["eps"][:S])
     return {"step": la, "seeds": list(cfg.seeds),
             **{k: net[k][:S] for k in ("train_loss", "test_loss", "variance", "misalignment", "linear")},
@@ -105,7 +105,7 @@ def fig1a(cfg: WeightTrajectories, device: str = "cpu") -> dict:
                      dtype=DT).expand(len(runs), -1, -1) / math.sqrt(q.D)
     yt = th.quad_form(Xt, torch.stack([t["T"] for t in ts]))
     kw = dict(X=torch.stack([t["X"] for t in ts]), y=torch.stack([t["y"] for t in ts]), W0=W0, alpha=q.alpha,
-              eps=q.eps, eta0=q.eta0, steps=q.steps, log_at=la, centred=q.centred, X_test=Xt, y_test=yt, keep_W=True)
+              eps=q.eps, lr0=q.lr0, steps=q.steps, log_at=la, centred=q.centred, X_test=Xt, y_test=yt, keep_W=True)
     net, lin = run_committee(**kw), run_committee(**kw, linearised=True)
     per = []
     for i, t in enumerate(ts):

@@ -34,7 +34,7 @@ class NeuronRuns:
 
 
 # App. 12: D=40, N=2, α=1, ε=0.25, P=120, trained readouts, η = 0.05N, uncentred, 100k epochs
-FIG11 = NeuronRuns(replace(QuadraticRun(), D=40, P=120, N=2, eps=0.25, eta0=0.05, centred=False, steps=100_000),
+FIG11 = NeuronRuns(replace(QuadraticRun(), D=40, P=120, N=2, eps=0.25, lr0=0.05, centred=False, steps=100_000),
                    readouts=True)
 FIG11_PROFILES = {"paper": replace(FIG11, seeds=tuple(range(24))),
                   # 24 seeds: the claims are read on the seeds that generalise (4 of 8 in seeds 0–7, 1 of 8 in
@@ -49,7 +49,7 @@ FIG13A_PROFILES = {"paper": FIG13A,
                    "cpu": replace(FIG13A, quad=replace(FIG13A.quad, D=50, P=275, N=250, steps=5_000), dtype="float32"),
                    "smoke": replace(FIG13A, quad=replace(FIG13A.quad, D=20, P=110, N=100, steps=1_000))}
 # App. 15.2: Hermite targets; the paper gives no sizes (ours)
-FIG15 = NeuronRuns(replace(QuadraticRun(), D=30, P=600, N=200, eps=0.05, eta0=0.5, steps=100_000), hermite_k=3)
+FIG15 = NeuronRuns(replace(QuadraticRun(), D=30, P=600, N=200, eps=0.05, lr0=0.5, steps=100_000), hermite_k=3)
 FIG15_PROFILES = {"paper": FIG15, "cpu": replace(FIG15, quad=replace(FIG15.quad, D=20, P=400, N=100, steps=10_000),
                                                   dtype="float32"),
                   "smoke": replace(FIG15, quad=replace(FIG15.quad, D=10, P=100, N=20, steps=500))}
@@ -84,7 +84,7 @@ def direct(cfg: NeuronRuns, device: str = "cpu") -> dict:
         return torch.stack(v).to(device=device, dtype=dt)
 
     la = log_steps(q.steps, q.n_log)
-    kw = dict(X=st(Xs), y=st(ys), W0=st(W0s), alpha=q.alpha, eps=q.eps, eta0=q.eta0, steps=q.steps, log_at=la,
+    kw = dict(X=st(Xs), y=st(ys), W0=st(W0s), alpha=q.alpha, eps=q.eps, lr0=q.lr0, steps=q.steps, log_at=la,
               centred=q.centred, momentum=cfg.momentum, k=cfg.hermite_k, X_test=st(Xts), y_test=st(yts))
     if cfg.readouts:
         kw["readouts"] = st(As)

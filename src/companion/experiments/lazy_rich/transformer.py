@@ -158,7 +158,7 @@ class TransformerLinearisation:
     train_frac: float = unstated(0.4)  # fraction of the p² pairs in the training set (Fig. 6b's)
     alpha: float = 1.0  # logit scale
     lr0: float = 1e-3  # AdamW learning rate lr0/α²
-    wd: float = 2.0  # AdamW weight decay
+    weight_decay: float = 2.0  # AdamW weight decay
     steps: int = 15_000  # full-batch steps
     n_log: int = 80  # log-spaced evaluation steps
     n_heads: int = 4  # attention heads
@@ -174,7 +174,7 @@ FIG13C_PROFILES = {"paper": FIG13C,
                    "smoke": replace(FIG13C, p=13, d_model=32, train_frac=0.5, steps=100, n_log=30)}
 #: Fig. 13c's control: the same runs without weight decay, since App. 14 says the network leaves its linearisation
 #: quickly "due to weight decay"
-FIG13C_NOWD_PROFILES = {k: replace(v, wd=0.0) for k, v in FIG13C_PROFILES.items()}
+FIG13C_NOWD_PROFILES = {k: replace(v, weight_decay=0.0) for k, v in FIG13C_PROFILES.items()}
 TRACK_REL = 0.05  # relative train-loss gap that counts as leaving the linearisation (as Fig. 13b's 5%)
 
 
@@ -185,7 +185,7 @@ def transformer_linearised(cfg: TransformerLinearisation, device: str = "cpu") -
     tc = TransformerConfig(p=cfg.p, d_model=cfg.d_model, d_mlp=4 * cfg.d_model, n_heads=cfg.n_heads)
     datas = [modular_arithmetic(cfg.p, "add", cfg.train_frac, s).to(device) for s in cfg.seeds]
     models = [ScaledTransformer(Transformer(tc, seed=s), cfg.p, 1.0).to(device) for s in cfg.seeds]
-    out = train_linearised_transformers(models, datas, linearise, cfg.alpha, cfg.lr0 / cfg.alpha ** 2, cfg.wd,
+    out = train_linearised_transformers(models, datas, linearise, cfg.alpha, cfg.lr0 / cfg.alpha ** 2, cfg.weight_decay,
                                         cfg.steps, log_steps(cfg.steps, cfg.n_log),
                                         stop_rel=TRACK_REL if cfg.stop_when_decided else None)
     out["seeds"] = list(cfg.seeds)

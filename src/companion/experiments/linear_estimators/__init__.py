@@ -59,17 +59,3 @@ def run_all(profile: str, device: str, seed: int = 0) -> None:
     for name, run in EXPERIMENTS.items():
         run(config(name, profile, seed), device)
 
-
-#: the claims this reproduction does not confirm, and why (the chapter states the numbers)
-KNOWN_DEVIATIONS = {
-    "fig4_eq18_small": "at d_h = 50 = 10·d_out the draws cross later than the corrected Eq. 18 (per-draw values "
-                       "in the claims table): the kernel h is ½ only for d_h ≫ d_out, and a draw's initial loss "
-                       "scatters from draw to draw (table above)",
-}
-#: profiles at which each known deviation is declared (not at smoke, which only exercises code paths)
-DEVIATION_PROFILES = {k: ("cpu", "paper") for k in KNOWN_DEVIATIONS}
-
-
-def known_deviation(claim: str, profile: str) -> str | None:
-    """Why ``claim`` is not expected to hold at ``profile`` (None: it is expected to hold)."""
-    return KNOWN_DEVIATIONS[claim] if profile in DEVIATION_PROFILES.get(claim, ()) else None

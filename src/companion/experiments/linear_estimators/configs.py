@@ -19,7 +19,7 @@ class Fig1Config:
     """§3.1, Fig. 1: d_out = 1, γ = 0, η = 0.01, d_in = 10³, ε = 1e-3."""
 
     d_in: int = 1000  # input dimension
-    eta: float = 0.01  # GD learning rate η₀
+    lr: float = 0.01  # GD learning rate (Levi et al.'s η₀)
     eps: float = 1e-3  # accuracy threshold ε on the per-sample error
     curve_lams: tuple = (0.1, 0.9, 1.5)  # λ of the left/centre panels
     dt_lams: tuple = unstated((0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95))  # right-panel markers (unspecified)
@@ -40,7 +40,7 @@ class Fig2Config:
     """§3.3.1, Fig. 2: d_out > 1 at λ = 0.9; Δt vs d_out for several λ."""
 
     d_in: int = 1000  # input dimension
-    eta: float = 0.01  # GD learning rate η₀
+    lr: float = 0.01  # GD learning rate (Levi et al.'s η₀)
     eps: float = 1e-3  # accuracy threshold ε
     lam: float = 0.9  # λ of the left/centre panels
     douts: tuple = (1, 50, 700)  # output dimensions of the left/centre panels
@@ -65,7 +65,7 @@ class Fig1SeedsConfig:
     accuracies are checked against Eq. 9 of their own losses (d_out = 1, γ = 0, η = 0.01, d_in = 10³)."""
 
     d_in: int = 1000  # input dimension
-    eta: float = 0.01  # GD learning rate η₀
+    lr: float = 0.01  # GD learning rate (Levi et al.'s η₀)
     eps: tuple = unstated((1e-3, 1e-4))  # Fig. 1's two ε (the first is the paper's text)
     curve_lams: tuple = (0.1, 0.9, 1.5)  # λ of the curves
     curve_seeds: tuple = unstated((16, 16, 16))  # draws per λ of curve_lams (1.5: the plateau's median, whose 95%
@@ -86,7 +86,7 @@ class ExpectedLossesConfig:
     (d_out = 1, η = 0.01; the paper runs one draw at d_in = 10³ and states no draw count)."""
 
     d_in: int = 1000  # input dimension
-    eta: float = 0.01  # GD learning rate η₀
+    lr: float = 0.01  # GD learning rate (Levi et al.'s η₀)
     eps: tuple = unstated((1e-3, 1e-4))  # Fig. 1's two ε (the first is the paper's text)
     lams: tuple = unstated((0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.5))  # Fig. 1's curves and Δt markers
     n_draws: tuple = unstated((200, 200, 200, 200, 200, 1600, 1600, 200))  # spectra per λ of lams (away from the
@@ -116,7 +116,7 @@ class Fig2MarkersConfig:
     """§3.3.1, Fig. 2 (right): simulated Δt(d_out) at λ = 0.5 over several draws, against Eq. 12."""
 
     d_in: int = 1000  # input dimension
-    eta: float = 0.01  # GD learning rate η₀
+    lr: float = 0.01  # GD learning rate (Levi et al.'s η₀)
     eps: float = 1e-3  # accuracy threshold ε
     lam: float = unstated(0.5)  # λ of the markers
     douts: tuple = unstated((1, 10, 50, 100, 300, 700))  # output dimensions: both sides of the maximum (≈ 200)
@@ -135,7 +135,7 @@ class InitScaleConfig:
     """§3.1.3: a student initialised at αS₀ (teacher unchanged), λ = 0.5, d_out = 1, γ = 0."""
 
     d_in: int = 1000  # input dimension
-    eta: float = 0.01  # GD learning rate η₀
+    lr: float = 0.01  # GD learning rate (Levi et al.'s η₀)
     eps: float = 1e-3  # accuracy threshold ε
     lam: float = unstated(0.5)  # λ = d_in/N_tr
     alpha: float = unstated(3.0)  # the rescaling S₀ → αS₀ (ours: large enough that the t* it shifts move by more
@@ -155,7 +155,7 @@ class Fig3Config:
     """§3.3.2, Fig. 3: weight decay (torch ``weight_decay``), d_out = 1, λ = 0.9."""
 
     d_in: int = 1000  # input dimension
-    eta: float = 0.01  # GD learning rate η₀
+    lr: float = 0.01  # GD learning rate (Levi et al.'s η₀)
     eps: float = 1e-3  # accuracy threshold ε
     lam: float = 0.9  # λ of the left/centre panels
     gammas: tuple = (1e-5, 1e-3, 1e-2)  # weight decays of the left/centre panels
@@ -185,7 +185,7 @@ class Fig4Config:
     n_gen: int = unstated(2000)  # fresh test samples (unspecified)
     d_hs: tuple = (50, 200)  # hidden widths
     d_out: int = 5  # output dimension
-    eta: float = 0.01  # GD learning rate η₀
+    lr: float = 0.01  # GD learning rate (Levi et al.'s η₀)
     steps: int = unstated(40_000)  # GD steps (unspecified)
     eps: float = 1e-4  # accuracy threshold ε
     n_evals: int = unstated(200)  # log-spaced evaluation steps, about (ours)
@@ -199,7 +199,7 @@ class Fig6Config:
     """App. C, Fig. 6: label noise, λ = 0.9, ε = 0.01 (σ² values unspecified)."""
 
     d_in: int = 1000  # input dimension
-    eta: float = 0.01  # GD learning rate η₀
+    lr: float = 0.01  # GD learning rate (Levi et al.'s η₀)
     eps: float = 0.01  # accuracy threshold ε
     lam: float = 0.9  # λ = d_in/N_tr
     sigma2s: tuple = unstated((0.0, 1e-3, 2.5e-3, 1e-2))  # label-noise variances σ² (unspecified)
@@ -214,7 +214,7 @@ class Fig6Config:
 class Fig7Config:
     """App. E, Fig. 7: phase diagrams of Δt, η₀ = 0.01, ε = 1e-3, A(t*) = 0.95 (ranges unspecified)."""
 
-    eta: float = 0.01  # GD learning rate η₀
+    lr: float = 0.01  # GD learning rate (Levi et al.'s η₀)
     eps: float = 1e-3  # accuracy threshold ε
     thr: float = 0.95  # accuracy that counts as reached
     n_grid: int = unstated(40)  # grid points per axis (ours)
@@ -238,7 +238,7 @@ class Fig8Config:
     n_seeds: int = unstated(5)  # splits and initialisations per α (trained batched)
     ts_lams: tuple = unstated((0.1, 0.3, 0.5, 0.7, 0.9))  # top-left teacher–student panel (unspecified)
     ts_eps: float = 1e-3  # that panel's ε
-    ts_eta: float = 0.01  # that panel's η₀
+    ts_lr: float = 0.01  # that panel's η₀
     ts_t_range: tuple = (1, 1e7)  # that panel's time range (log-spaced)
     ts_n_points: int = 300  # that panel's time points
     gen_from: float = 0.5  # App. G: "below α = 0.5, the network cannot generalize"
@@ -267,7 +267,7 @@ FIG4_CPU = replace(
     d_in=250,
     n_train=500,
     n_gen=500,
-    eta=0.5,
+    lr=0.5,
     steps=800,
     n_evals=800,
     n_seeds=3,

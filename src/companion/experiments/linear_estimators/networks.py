@@ -25,17 +25,17 @@ def fig4(cfg: Fig4Config, device: str = "cpu") -> dict:
     lam = cfg.d_in / cfg.n_train
     runs = {}
     for d_h in cfg.d_hs:
-        r = train_two_layer(cfg.d_in, d_h, cfg.d_out, cfg.n_train, cfg.n_gen, ("linear", "tanh"), cfg.eta,
+        r = train_two_layer(cfg.d_in, d_h, cfg.d_out, cfg.n_train, cfg.n_gen, ("linear", "tanh"), cfg.lr,
                             cfg.steps, cfg.eps, cfg.n_evals, cfg.seed, device, cfg.n_seeds)
         loss0 = 1 / (2 * d_h * cfg.d_out)
-        ltr, lgen = theory.two_layer_losses(np.maximum(r["step"], 1e-3), lam, cfg.d_out, loss0, cfg.eta)
+        ltr, lgen = theory.two_layer_losses(np.maximum(r["step"], 1e-3), lam, cfg.d_out, loss0, cfg.lr)
         r["theory"] = {"train_loss": ltr, "test_loss": lgen, "train_acc": theory.accuracy(ltr, cfg.eps, cfg.d_out),
                        "test_acc": theory.accuracy(lgen, cfg.eps, cfg.d_out)}
-        eq18 = functools.partial(theory.two_layer_losses, lam=lam, dout=cfg.d_out, loss0=loss0, eta=cfg.eta)
+        eq18 = functools.partial(theory.two_layer_losses, lam=lam, dout=cfg.d_out, loss0=loss0, eta=cfg.lr)
         r["theory_t"] = theory.grok_times(lam, cfg.eps, cfg.thr, dout=cfg.d_out, loss=eq18)
         r["loss0_theory"] = loss0
         runs[d_h] = r
-    return {"runs": runs, "lam": lam, "eta": cfg.eta, "thr": cfg.thr, "d_in": cfg.d_in}
+    return {"runs": runs, "lam": lam, "eta": cfg.lr, "thr": cfg.thr, "d_in": cfg.d_in}
 
 
 @experiment
@@ -48,7 +48,7 @@ def fig8(cfg: Fig8Config, device: str = "cpu") -> dict:
     r["t_tr"] = first_crossings(r["step"], r["train_acc"], cfg.thr)
     r["t_te"] = first_crossings(r["step"], r["test_acc"], cfg.thr)
     t = np.geomspace(*cfg.ts_t_range, cfg.ts_n_points)
-    ts = {lam: theory_curves(t, lam, cfg.ts_eta, cfg.ts_eps) for lam in cfg.ts_lams}
+    ts = {lam: theory_curves(t, lam, cfg.ts_lr, cfg.ts_eps) for lam in cfg.ts_lams}
     dt = np.array([grok_delays(tr, te) for tr, te in zip(r["t_tr"], r["t_te"])])  # (S, n_α)
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an α never observed in any draw: NaN mean

@@ -54,17 +54,17 @@ def fig1(cfg: Fig1Config, device: str = "cpu") -> dict:
     curves, sim_dt = {}, {}
     for lam in sorted(set(cfg.curve_lams) | set(cfg.dt_lams)):
         sim = LinearGD.sample(cfg.d_in, 1, lam, cfg.n_seeds, cfg.seed + int(cfg.seed_per_lam * lam), cfg.n_gen,
-                              cfg.eta, device=device)
+                              cfg.lr, device=device)
         if lam in cfg.curve_lams:
             curves[lam] = {"sim": sim.curves(steps, cfg.eps),
-                           "theory": theory_curves(steps, lam, cfg.eta, cfg.eps)}
+                           "theory": theory_curves(steps, lam, cfg.lr, cfg.eps)}
         if lam in cfg.dt_lams:
             sim_dt[lam] = {e: first_steps(sim, e, ERF2, cfg.t_max) for e in cfg.eps_right}
     grid = np.linspace(*cfg.lam_grid_range, cfg.n_theory)
-    theory_dt = {e: np.array([theory.grok_times(lam, e, ERF2, cfg.eta)[2] for lam in grid]) for e in cfg.eps_right}
-    theory_at = {e: {lam: theory.grok_times(lam, e, ERF2, cfg.eta) for lam in cfg.dt_lams} for e in cfg.eps_right}
+    theory_dt = {e: np.array([theory.grok_times(lam, e, ERF2, cfg.lr)[2] for lam in grid]) for e in cfg.eps_right}
+    theory_at = {e: {lam: theory.grok_times(lam, e, ERF2, cfg.lr) for lam in cfg.dt_lams} for e in cfg.eps_right}
     return {"steps": steps, "curves": curves, "sim_dt": sim_dt, "lam_grid": grid, "theory_dt": theory_dt,
-            "theory_at": theory_at, "eq11": theory.dt_eq11(grid, cfg.eta), "eps": cfg.eps}
+            "theory_at": theory_at, "eq11": theory.dt_eq11(grid, cfg.lr), "eps": cfg.eps}
 
 
 @experiment
@@ -75,8 +75,8 @@ def fig1_seeds(cfg: Fig1SeedsConfig, device: str = "cpu") -> dict:
     curves = {}
     for lam, n_draws in zip(cfg.curve_lams, cfg.curve_seeds, strict=True):
         seed = cfg.seed + cfg.seed_offset + int(cfg.seed_per_lam * lam)
-        sim = LinearGD.sample(cfg.d_in, 1, lam, n_draws, seed, cfg.n_gen, cfg.eta, device=device)
-        curves[lam] = {e: {"sim": sim.curves(steps, e), "theory": theory_curves(steps, lam, cfg.eta, e)}
+        sim = LinearGD.sample(cfg.d_in, 1, lam, n_draws, seed, cfg.n_gen, cfg.lr, device=device)
+        curves[lam] = {e: {"sim": sim.curves(steps, e), "theory": theory_curves(steps, lam, cfg.lr, e)}
                        for e in cfg.eps}
     return {"steps": steps, "curves": curves, "eps": cfg.eps}
 
@@ -91,7 +91,7 @@ def expected_losses(cfg: ExpectedLossesConfig, device: str = "cpu") -> dict:
     steps = curve_steps(cfg.t_end, cfg.n_points)
 
     def spectra(d_in: int, lam: float, n: int, k: int) -> SpectralGD:
-        return SpectralGD.sample(d_in, 1, lam, n, cfg.seed + cfg.seed_offset + 7919 * k + d_in, cfg.eta).expected()
+        return SpectralGD.sample(d_in, 1, lam, n, cfg.seed + cfg.seed_offset + 7919 * k + d_in, cfg.lr).expected()
 
     def curves(runs: SpectralGD) -> dict:  # float32: a kept result of thousands of spectra stays a few MB
         ltr, lgen = runs.losses(steps)
@@ -102,23 +102,23 @@ def expected_losses(cfg: ExpectedLossesConfig, device: str = "cpu") -> dict:
     for k, (lam, n) in enumerate(zip(cfg.lams, cfg.n_draws, strict=True)):
         runs = spectra(cfg.d_in, lam, n, k)
         w = bootstrap_weights(n, cfg.n_boot, seed=k)
-        ltr, lgen = theory.losses(np.maximum(steps, 1e-3), lam, cfg.eta)
+        ltr, lgen = theory.losses(np.maximum(steps, 1e-3), lam, cfg.lr)
         out[lam] = {"sim": curves(runs), "theory": {"train": ltr, "test": lgen}, "n": n,
                     "cross": {e: mean_loss_crossings(runs, e, ERF2, cfg.grid, w) for e in cfg.eps},
-                    "theory_t": {e: theory.grok_times(lam, e, ERF2, cfg.eta) for e in cfg.eps}}
+                    "theory_t": {e: theory.grok_times(lam, e, ERF2, cfg.lr) for e in cfg.eps}}
         if lam in cfg.sweep_lams:
             sweep[lam] = {}  # and d_in itself: out[lam]["sim"] (the summary joins them)
         if lam == cfg.wd_lam:
             wd[cfg.d_in] = {g: runs.retune(gamma=g).losses([cfg.wd_t]) for g in cfg.gammas}
         if lam == cfg.marker_lam:  # Fig. 3's markers: Δt of the mean loss per weight decay
             markers = {g: {"sim": mean_loss_crossings(runs.retune(gamma=g), cfg.eps[0], 0.95, cfg.grid, w),
-                           "theory": theory.grok_times(lam, cfg.eps[0], 0.95, cfg.eta, gamma=g)}
+                           "theory": theory.grok_times(lam, cfg.eps[0], 0.95, cfg.lr, gamma=g)}
                        for g in cfg.marker_gammas}
         if lam == cfg.dout_lam:  # Fig. 2's d_out > 1: the same spectra (the expected moments do not depend on d_out)
             douts = {o: {"sim": dict(zip(("train", "test"), (x.astype(np.float32) for x in
                                                              dataclasses.replace(runs, dout=o).losses(dsteps)))),
                          "theory": dict(zip(("train", "test"),
-                                            theory.losses(np.maximum(dsteps, 1e-3), lam, cfg.eta, dout=o)))}
+                                            theory.losses(np.maximum(dsteps, 1e-3), lam, cfg.lr, dout=o)))}
                      for o in cfg.douts}
     for lam in cfg.sweep_lams:
         for j, (d_in, n) in enumerate(zip(cfg.sweep_d_ins, cfg.sweep_draws, strict=True)):
@@ -127,7 +127,7 @@ def expected_losses(cfg: ExpectedLossesConfig, device: str = "cpu") -> dict:
             if lam == cfg.wd_lam:
                 wd[d_in] = {g: runs.retune(gamma=g).losses([cfg.wd_t]) for g in cfg.gammas}
     wd = {d: {g: {"train": v[0][:, 0], "test": v[1][:, 0]} for g, v in by_g.items()} for d, by_g in wd.items()}
-    wd_theory = {g: tuple(float(x[0]) for x in theory.losses([cfg.wd_t], cfg.wd_lam, cfg.eta, g)) for g in cfg.gammas}
+    wd_theory = {g: tuple(float(x[0]) for x in theory.losses([cfg.wd_t], cfg.wd_lam, cfg.lr, g)) for g in cfg.gammas}
     return {"steps": steps, "lams": out, "sweep": sweep, "wd": wd, "wd_theory": wd_theory, "eps": cfg.eps,
             "d_in": cfg.d_in, "wd_lam": cfg.wd_lam, "gammas": cfg.gammas, "wd_t": cfg.wd_t, "markers": markers,
             "marker_lam": cfg.marker_lam, "dout_steps": dsteps, "douts": douts, "dout_lam": cfg.dout_lam}
@@ -140,13 +140,13 @@ def fig2_markers(cfg: Fig2MarkersConfig, device: str = "cpu") -> dict:
     two competing effects behind the maximum), so that only the accuracy's d_out-dependence is left."""
     out = {}
     for i, d in enumerate(cfg.douts):
-        sim = LinearGD.sample(cfg.d_in, d, cfg.lam, cfg.n_seeds, cfg.seed + cfg.seed_offset + i, cfg.n_gen, cfg.eta,
+        sim = LinearGD.sample(cfg.d_in, d, cfg.lam, cfg.n_seeds, cfg.seed + cfg.seed_offset + i, cfg.n_gen, cfg.lr,
                               device=device)
         tr, gen = sim.first_steps(cfg.eps, cfg.thr, cfg.t_max, rtol=cfg.rtol)
         out[d] = {"sim": {"t_tr": tr, "t_gen": gen, "dt": gen - tr},
-                  "theory": theory.grok_times(cfg.lam, cfg.eps, cfg.thr, cfg.eta, dout=d)}
+                  "theory": theory.grok_times(cfg.lam, cfg.eps, cfg.thr, cfg.lr, dout=d)}
         if d == 1 or d in cfg.control_douts:
-            ctr, cgen = (tr, gen) if d == 1 else sim.retune(cfg.eta * d).first_steps(cfg.eps, cfg.thr, cfg.t_max,
+            ctr, cgen = (tr, gen) if d == 1 else sim.retune(cfg.lr * d).first_steps(cfg.eps, cfg.thr, cfg.t_max,
                                                                                       rtol=cfg.rtol)
             out[d]["control"] = {"t_tr": ctr, "t_gen": cgen, "dt": cgen - ctr}
     return {"markers": out, "lam": cfg.lam, "d_in": cfg.d_in}
@@ -159,7 +159,7 @@ def init_rescaling(cfg: InitScaleConfig, device: str = "cpu") -> dict:
     loss (with bootstrap resamples of the runs, the same for both arms) — against the paper's
     L → (1 + α²)/2·L, i.e. ε → 2ε/(1 + α²). Numpy on the CPU (``device`` unused)."""
     steps = curve_steps(cfg.t_end, cfg.n_points)[1:]
-    base = SpectralGD.sample(cfg.d_in, 1, cfg.lam, cfg.n_draws, cfg.seed + cfg.seed_offset, cfg.eta)
+    base = SpectralGD.sample(cfg.d_in, 1, cfg.lam, cfg.n_draws, cfg.seed + cfg.seed_offset, cfg.lr)
     scaled = dataclasses.replace(base, ss=cfg.alpha ** 2 * base.ss, st=cfg.alpha * base.st)  # the same runs, αS₀
     w = bootstrap_weights(cfg.n_draws, cfg.n_boot)
     eps_eff = 2 * cfg.eps / (1 + cfg.alpha ** 2)
@@ -168,8 +168,8 @@ def init_rescaling(cfg: InitScaleConfig, device: str = "cpu") -> dict:
             "factor": (1 + cfg.alpha ** 2) / 2, "alpha": cfg.alpha, "eps": cfg.eps, "eps_eff": eps_eff,
             "cross_base": mean_loss_crossings(base, cfg.eps, ERF2, cfg.grid, w),
             "cross_scaled": mean_loss_crossings(scaled, cfg.eps, ERF2, cfg.grid, w),
-            "theory": theory.grok_times(cfg.lam, cfg.eps, ERF2, cfg.eta),
-            "theory_eff": theory.grok_times(cfg.lam, eps_eff, ERF2, cfg.eta)}
+            "theory": theory.grok_times(cfg.lam, cfg.eps, ERF2, cfg.lr),
+            "theory_eff": theory.grok_times(cfg.lam, eps_eff, ERF2, cfg.lr)}
 
 
 def theory_checks(eta: float = 0.01, eps: float = 1e-3, thr: float = 0.95) -> dict:
@@ -224,19 +224,19 @@ def fig2(cfg: Fig2Config, device: str = "cpu") -> dict:
     steps = curve_steps(cfg.t_end, cfg.n_points)
     curves = {}
     for i, d in enumerate(cfg.douts):
-        sim = LinearGD.sample(cfg.d_in, d, cfg.lam, cfg.n_seeds, cfg.seed + i, cfg.n_gen, cfg.eta, device=device)
+        sim = LinearGD.sample(cfg.d_in, d, cfg.lam, cfg.n_seeds, cfg.seed + i, cfg.n_gen, cfg.lr, device=device)
         curves[d] = {"sim": sim.curves(steps, cfg.eps),
-                     "theory": theory_curves(steps, cfg.lam, cfg.eta, cfg.eps, dout=d),
-                     "theory_t": theory.grok_times(cfg.lam, cfg.eps, cfg.thr, cfg.eta, dout=d)}
+                     "theory": theory_curves(steps, cfg.lam, cfg.lr, cfg.eps, dout=d),
+                     "theory_t": theory.grok_times(cfg.lam, cfg.eps, cfg.thr, cfg.lr, dout=d)}
     grid = np.unique(np.geomspace(*cfg.dout_grid_range, cfg.n_dout_grid).round())
-    theory_dt = {lam: np.array([theory.grok_times(lam, cfg.eps, cfg.thr, cfg.eta, dout=int(d))[2] for d in grid])
+    theory_dt = {lam: np.array([theory.grok_times(lam, cfg.eps, cfg.thr, cfg.lr, dout=int(d))[2] for d in grid])
                  for lam in cfg.right_lams}
     markers = {}
     for i, d in enumerate(cfg.marker_douts):
         sim = LinearGD.sample(cfg.d_in, d, cfg.marker_lam, 1, cfg.seed + cfg.marker_seed_offset + i, cfg.n_gen,
-                              cfg.eta, device=device)
+                              cfg.lr, device=device)
         markers[d] = {"sim": first_steps(sim, cfg.eps, cfg.thr, cfg.t_max),
-                      "theory": theory.grok_times(cfg.marker_lam, cfg.eps, cfg.thr, cfg.eta, dout=d)}
+                      "theory": theory.grok_times(cfg.marker_lam, cfg.eps, cfg.thr, cfg.lr, dout=d)}
     return {"steps": steps, "curves": curves, "dout_grid": grid, "theory_dt": theory_dt,
             "markers": markers, "marker_lam": cfg.marker_lam, "lam": cfg.lam, "eps": cfg.eps}
 
@@ -246,28 +246,28 @@ def fig3(cfg: Fig3Config, device: str = "cpu") -> dict:
     """Chapter Fig. 3 (paper Fig. 3): curves at λ = 0.9 for each γ (same data and init, γ retuned),
     theory Δt(γ), markers, and the check of Eq. 38's small-γ limit."""
     steps = curve_steps(cfg.t_end, cfg.n_points)
-    base = LinearGD.sample(cfg.d_in, 1, cfg.lam, cfg.n_seeds, cfg.seed, cfg.n_gen, cfg.eta, device=device)
+    base = LinearGD.sample(cfg.d_in, 1, cfg.lam, cfg.n_seeds, cfg.seed, cfg.n_gen, cfg.lr, device=device)
     curves = {}
     for g in cfg.gammas:
-        sim = base.retune(cfg.eta, g)
+        sim = base.retune(cfg.lr, g)
         curves[g] = {"sim": sim.curves(steps, cfg.eps),
-                     "theory": theory_curves(steps, cfg.lam, cfg.eta, cfg.eps, gamma=g),
+                     "theory": theory_curves(steps, cfg.lam, cfg.lr, cfg.eps, gamma=g),
                      "sim_t": first_steps(sim, cfg.eps, cfg.thr, int(cfg.t_end)),
-                     "theory_t": theory.grok_times(cfg.lam, cfg.eps, cfg.thr, cfg.eta, gamma=g),
+                     "theory_t": theory.grok_times(cfg.lam, cfg.eps, cfg.thr, cfg.lr, gamma=g),
                      "plateau": theory.wd_plateaus(cfg.lam, g)}
     grid = np.geomspace(*cfg.gamma_grid_range, cfg.n_gamma_grid)
-    theory_dt = {lam: np.array([theory.grok_times(lam, cfg.eps, cfg.thr, cfg.eta, gamma=g)[2] for g in grid])
+    theory_dt = {lam: np.array([theory.grok_times(lam, cfg.eps, cfg.thr, cfg.lr, gamma=g)[2] for g in grid])
                  for lam in cfg.right_lams}
     base = LinearGD.sample(cfg.d_in, 1, cfg.marker_lam, cfg.n_seeds, cfg.seed + cfg.marker_seed_offset, cfg.n_gen,
-                           cfg.eta, device=device)
-    markers = {g: {"sim": first_steps(base.retune(cfg.eta, g), cfg.eps, cfg.thr, int(cfg.t_end)),
-                   "theory": theory.grok_times(cfg.marker_lam, cfg.eps, cfg.thr, cfg.eta, gamma=g)}
+                           cfg.lr, device=device)
+    markers = {g: {"sim": first_steps(base.retune(cfg.lr, g), cfg.eps, cfg.thr, int(cfg.t_end)),
+                   "theory": theory.grok_times(cfg.marker_lam, cfg.eps, cfg.thr, cfg.lr, gamma=g)}
                for g in cfg.marker_gammas}
     late = [cfg.plateau_t]
     return {"steps": steps, "curves": curves, "gamma_grid": grid, "theory_dt": theory_dt,
             "markers": markers, "marker_lam": cfg.marker_lam, "lam": cfg.lam, "eps": cfg.eps,
-            "plateau_check": {(lam, g): (float(theory.losses(late, lam, cfg.eta, g)[0][0]),
-                                         float(theory.losses(late, lam, cfg.eta, g)[1][0]),
+            "plateau_check": {(lam, g): (float(theory.losses(late, lam, cfg.lr, g)[0][0]),
+                                         float(theory.losses(late, lam, cfg.lr, g)[1][0]),
                                          theory.wd_plateaus(lam, g))
                               for lam in cfg.plateau_lams for g in cfg.plateau_gammas}}
 
@@ -286,25 +286,25 @@ def fig6(cfg: Fig6Config, device: str = "cpu") -> dict:
     """Chapter Fig. 6 (paper Fig. 6): label noise — the paper's App. C curves, the corrected theory and
     the simulation."""
     steps = curve_steps(cfg.t_end, cfg.n_points)
-    base = LinearGD.sample(cfg.d_in, 1, cfg.lam, cfg.n_seeds, cfg.seed, cfg.n_gen, cfg.eta, device=device)
+    base = LinearGD.sample(cfg.d_in, 1, cfg.lam, cfg.n_seeds, cfg.seed, cfg.n_gen, cfg.lr, device=device)
     t = np.maximum(steps, 1e-3)
     out = {}
     for s2 in cfg.sigma2s:
-        p_tr, p_gen = theory.label_noise_losses(t, cfg.lam, s2, cfg.eta, fixed=False)
-        c_tr, c_gen = theory.label_noise_losses(t, cfg.lam, s2, cfg.eta, fixed=True)
+        p_tr, p_gen = theory.label_noise_losses(t, cfg.lam, s2, cfg.lr, fixed=False)
+        c_tr, c_gen = theory.label_noise_losses(t, cfg.lam, s2, cfg.lr, fixed=True)
         out[s2] = {"paper": {"train_loss": p_tr, "test_loss": p_gen, "train_acc": theory.accuracy(p_tr, cfg.eps),
                              "test_acc": theory.accuracy(p_gen, cfg.eps)},
                    "corrected": {"train_loss": c_tr, "test_loss": c_gen,
                                  "train_acc": theory.accuracy(c_tr, cfg.eps),
                                  "test_acc": theory.accuracy(c_gen, cfg.eps)},
-                   "sim": base.retune(cfg.eta, 0.0, s2).curves(steps, cfg.eps),
+                   "sim": base.retune(cfg.lr, 0.0, s2).curves(steps, cfg.eps),
                    "floors": theory.label_noise_floors(cfg.lam, s2)}
     return {"steps": steps, "runs": out, "eps": cfg.eps, "lam": cfg.lam}
 
 
 def _dt(cfg: Fig7Config, lam: float, gamma: float = 0.0, dout: int = 1) -> float:
     """Exact theory Δt at one point of a Fig. 7 phase diagram."""
-    return theory.grok_times(lam=lam, eps=cfg.eps, thr=cfg.thr, eta=cfg.eta, gamma=gamma, dout=dout)[2]
+    return theory.grok_times(lam=lam, eps=cfg.eps, thr=cfg.thr, eta=cfg.lr, gamma=gamma, dout=dout)[2]
 
 
 @experiment
