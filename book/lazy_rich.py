@@ -1579,7 +1579,7 @@ claims.claim("fig14_generalise", ref="Fig. 14", quantity="max over K of final / 
 # %% tags=["remove-input"]
 cfg15 = ex.config("fig15", profile)
 display(Markdown(f"Degree k = {cfg15.hermite_k}; D = {cfg15.quad.D}, P = {cfg15.quad.P}, N = {cfg15.quad.N}, "
-                 f"ε = {cfg15.quad.eps}, η₀ = {cfg15.quad.eta0}, {cfg15.quad.steps} steps; {len(cfg15.seeds)} seeds."))
+                 f"ε = {cfg15.quad.eps}, η₀ = {cfg15.quad.lr0}, {cfg15.quad.steps} steps; {len(cfg15.seeds)} seeds."))
 
 # %%
 r15 = ex.run("fig15", profile, ctx.device, seed)
