@@ -373,3 +373,35 @@ def test_spearman_gives_ties_their_average_rank_as_scipy_does():
         got = _spearman(a, b)
         assert (np.isnan(got) and np.isnan(expected)) or got == pytest.approx(expected)
     assert np.isnan(_spearman([5.0, 5.0, 5.0], [1.0, 2.0, 3.0]))  # a clock at one step orders nothing
+
+
+def test_uniformity_reads_each_med_where_the_finding_says():
+    """The uniformity finding reads the transferred target's MED at its last step and the scratch target's at
+    step 0 and at its own test clock (the step at which test accuracy first reaches 0.9), seed i against seed
+    i; a scratch seed whose clock never arrived gives no ratio."""
+    steps = np.array([0, 10, 20, 30])
+
+    def run(acc, med):
+        return {"step": steps, "test_acc": np.array(acc), "med_invariant": np.array(med)}
+
+    scratch = [run([0.0, 0.2, 0.95, 1.0], [1.4, 1.3, 0.8, 0.7]), run([0.0, 0.1, 0.2, 0.3], [1.2, 1.2, 1.1, 1.0])]
+    transfer = [run([0.0, 0.5, 0.8, 0.85], [0.3, 0.2, 0.1, 0.08]), run([0.0, 0.5, 0.92, 0.95], [0.4, 0.2, 0.1, 0.1])]
+    clocks = [ex.RunClocks("fnn_scratch", 0, False, 20, 20, {}, NOT_OBSERVED, 0, NOT_OBSERVED, NOT_OBSERVED, False),
+              ex.RunClocks("fnn_scratch", 1, False, 20, NOT_OBSERVED, {}, NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED,
+                           NOT_OBSERVED, False),
+              ex.RunClocks("fnn_transfer", 0, True, 20, NOT_OBSERVED, {}, NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED,
+                           NOT_OBSERVED, False),
+              ex.RunClocks("fnn_transfer", 1, True, 20, 20, {}, NOT_OBSERVED, 0, NOT_OBSERVED, NOT_OBSERVED, False)]
+    u = ex.uniformity({"fnn_scratch": scratch, "fnn_transfer": transfer}, clocks)
+    assert u.grokked[0] == 0.8 and not observed(u.grokked[1])
+    assert u.transfer_ratio[0] == pytest.approx(0.08 / 0.8) and not observed(u.transfer_ratio[1])
+    assert u.random_ratio[0] == pytest.approx(1.4 / 0.8)
+    assert u.transfer_final_acc == [0.85, 0.95] and not observed(u.transfer_t_test[0]) and u.transfer_t_test[1] == 20
+    assert "1 of 2 transferred targets reached 0.9" in ex.uniformity_summary(u)
+
+
+def test_every_setting_of_the_four_clocks_gets_its_own_colour():
+    """tab10 sampled at twelve points gave the transformer and Gu et al.'s run one blue."""
+    colours = figures.distinct_colours(len(ex.ALL_SETTINGS))
+    assert len(set(colours)) == len(ex.ALL_SETTINGS)
+    assert figures.COLOURS["param_sq"] != figures.COLOURS["med_invariant"]

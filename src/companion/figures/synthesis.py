@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
 
 from companion.events import observed
-from companion.plotting import TEST, TRAIN, paper_title, subplots, sweep_colors
+from companion.plotting import TEST, TRAIN, paper_title, subplots
 
 #: one marker per diagnostic
 MARKERS = {"kernel_distance": "o", "alignment": "s", "med_invariant": "^", "param_sq": "D"}
 LABELS = {"kernel_distance": "kernel distance", "alignment": "alignment", "med_invariant": "MED (invariant)",
           "param_sq": "Σ‖θ‖²"}
+#: one colour per diagnostic, the same in every row (a row without one diagnostic shifts no other's colour)
+COLOURS = {d: f"C{i}" for i, d in enumerate(MARKERS)}
+
+
+def distinct_colours(n: int) -> list:
+    """n colours no two alike: tab10's ten hues, then tab20's lighter shades of them (a colormap sampled at
+    n points repeats its colours once n exceeds its count)."""
+    tab20 = matplotlib.colormaps["tab20"].colors
+    order = list(tab20[0::2]) + list(tab20[1::2])
+    if n > len(order):
+        raise ValueError(f"{n} settings: at most {len(order)} distinct colours")
+    return order[:n]
 
 
 def four_clocks(points: list[dict], settings: list[str]):
@@ -20,7 +33,7 @@ def four_clocks(points: list[dict], settings: list[str]):
     for runs whose test accuracy never reaches 0.9 (at their crossing)."""
     fig, axes = subplots(1, 1, width=6.4, height=5.0)
     ax = axes[0, 0]
-    colours = dict(zip(settings, sweep_colors(len(settings), "tab10")))
+    colours = dict(zip(settings, distinct_colours(len(settings))))
     seen = [p for p in points if observed(p["t_cross"]) and observed(p["t_test"])]
     vals = [v for p in seen for v in (p["t_cross"], p["t_test"])] or [1, 10]
     lo, hi = max(min(vals) / 3, 1), max(vals) * 3
@@ -67,7 +80,7 @@ def setting_curves(runs: dict, names=None, diagnostics=("kernel_distance", "alig
                 v = np.asarray(h[d], float)
                 span = np.nanmax(v) - np.nanmin(v)
                 ax.plot(s, (v - np.nanmin(v)) / span if span > 0 else v * 0, label=LABELS[d],
-                        marker=MARKERS[d], ms=2.5, lw=1)
+                        marker=MARKERS[d], color=COLOURS[d], ms=2.5, lw=1)
         ax.set(xscale="log", ylabel="scaled to [0, 1]")
         if r == 0:
             axes[r, 0].legend(fontsize=7)

@@ -76,6 +76,7 @@ from companion.experiments.synthesis.summaries import (  # noqa: F401
     per_seed,
     run_clocks,
     transfer_ratio,
+    uniformity,
 )
 from companion.experiments.synthesis.tables import (  # noqa: F401
     control_summary,
@@ -90,6 +91,7 @@ from companion.experiments.synthesis.tables import (  # noqa: F401
     profile_settings,
     rescoring_table,
     settings_table,
+    uniformity_summary,
     weight_decay_table,
 )
 

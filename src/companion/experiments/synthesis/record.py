@@ -11,7 +11,7 @@ the same runs: supported only if the diagnostic's crossing is closer to t_test t
 
 from __future__ import annotations
 
-from companion.claims import HYPOTHESIS_VERDICTS, Claims
+from companion.claims import HYPOTHESIS_VERDICTS, Claims, ControlRun, at_most
 from companion.events import observed
 from companion.experiments.synthesis.configs import INTERVENTIONS, PAPER_OF
 from companion.experiments.synthesis.laziness import arm_name
@@ -258,3 +258,19 @@ def record_laziness(claims, lclocks: list, labels: dict[str, str]) -> None:
         claims.hypothesis(f"alpha_{k}", ref=ref, setting=f"{labels[arm]}, α = {alpha:g}", quantity=quantity,
                           prediction=LAZINESS[k], per_seed=paired_ratio(lclocks, name, base, what),
                           basis=BASIS[basis], applicable=arrived(lclocks, base, what))
+
+
+def record_uniformity(claims, u, labels: dict[str, str]) -> None:
+    """A finding (no paper states it): the transferred target's embedding ends at least twice as uniform as
+    the grokked scratch embedding at its test clock (relabelling-invariant MED, seed i against seed i;
+    :func:`.summaries.uniformity`), against the control of a random embedding (the scratch target's at step 0).
+    What the transferred targets then reach is shown beside it, not claimed: Gu et al. themselves call token
+    uniformity "not a sufficient condition for grokking" (abstract)."""
+    claims.claim("transfer_embedding_uniform", ref="Gu et al. Def. 4.2 (MED), Xu et al. §2.2", kind="finding",
+                 quantity=f"invariant MED of {labels['fnn_transfer']}'s embedding at the end of its budget / "
+                          f"{labels['fnn_scratch']}'s at its test clock",
+                 per_seed=u.transfer_ratio, expected=at_most(0.5),
+                 basis="twice as uniform on MED's own scale: a factor no seed-to-seed wiggle of a grokked "
+                       "embedding reaches (argued above)",
+                 control=ControlRun("random embedding", "the scratch target's own embedding at step 0, before "
+                                    "any training: not uniform", per_seed=u.random_ratio))

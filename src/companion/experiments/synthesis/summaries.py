@@ -253,6 +253,40 @@ def norm_ratio(runs: dict, clocks: list[RunClocks], setting: str) -> list:
     return out
 
 
+@dataclass(frozen=True)
+class Uniformity:
+    """Is a uniform embedding enough to generalise? Per seed i (transfer seed i against scratch seed i), the
+    relabelling-invariant MED of: the transferred target's embedding at the end of its budget, the scratch
+    target's at step 0 (random: the control) and at its test clock (grokked: the yardstick); each of the first
+    two over the third; and the transferred target's test clock and final test accuracy."""
+
+    transfer_end: list
+    random: list
+    grokked: list
+    transfer_ratio: list  # transfer_end / grokked (NOT_OBSERVED where the scratch clock never arrived)
+    random_ratio: list  # random / grokked
+    transfer_t_test: list
+    transfer_final_acc: list
+
+
+def uniformity(runs: dict, clocks: list[RunClocks], transfer: str = "fnn_transfer",
+               scratch: str = "fnn_scratch") -> Uniformity:
+    """:class:`Uniformity` from the clock runs of ``transfer`` and ``scratch`` and their clocks."""
+    t_scratch = per_seed(clocks, scratch, "t_test")
+    grokked = []
+    for h, t in zip(runs[scratch], t_scratch):
+        steps = list(np.asarray(h["step"]))
+        grokked.append(float(h["med_invariant"][steps.index(t)]) if observed(t) and t in steps else NOT_OBSERVED)
+    end = [float(h["med_invariant"][-1]) for h in runs[transfer]]
+    rand = [float(h["med_invariant"][0]) for h in runs[scratch]]
+
+    def over(a: list) -> list:
+        return [x / g if observed(g) and g > 0 else NOT_OBSERVED for x, g in zip(a, grokked)]
+
+    return Uniformity(end, rand, grokked, over(end), over(rand), per_seed(clocks, transfer, "t_test"),
+                      [float(h["test_acc"][-1]) for h in runs[transfer]])
+
+
 def figure_points(clocks: list[RunClocks], fraction: float = 0.5, hollow=None) -> list[dict]:
     """The four-clocks figure's points: one per run and diagnostic, with t_test, t_cross (or
     NOT_OBSERVED: the rug) and whether it is hollow: its setting is in ``hollow`` (default: every

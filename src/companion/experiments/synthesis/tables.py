@@ -212,3 +212,17 @@ def rescoring_table(counts: dict[str, dict[str, int]]) -> str:
     for k in ("before", "after"):
         rows.append(f"| {names[k]} | " + " | ".join(str(counts[k].get(v, 0)) for v in verdicts) + " |")
     return "\n".join(rows)
+
+
+def uniformity_summary(u, threshold: float = 0.9) -> str:
+    """Markdown under the uniformity finding (:func:`.summaries.uniformity`): the MEDs and what the
+    transferred targets reached."""
+    def f(xs, spec=".3f") -> str:
+        return " / ".join("not observed" if not observed(x) else format(x, spec) for x in xs)
+
+    reached = sum(observed(t) for t in u.transfer_t_test)
+    return (f"Relabelling-invariant MED per seed: the transferred targets' embeddings end at {f(u.transfer_end)}, "
+            f"the scratch targets' start (random) at {f(u.random)} and stand at {f(u.grokked)} when their test "
+            f"accuracy reaches {threshold:g} — so the transferred embeddings are {f(u.transfer_ratio, '.2f')} of the "
+            f"grokked ones. Their test accuracy ends at {f(u.transfer_final_acc)}; {reached} of "
+            f"{len(u.transfer_t_test)} transferred targets reached {threshold:g} in the budget.")
