@@ -68,18 +68,29 @@ def ntk_deviation(res: dict, s) -> str:
             "embedding's kernel jumps further than another's")
 
 
-def weak_plateau_deviation(xs, weak3: dict) -> str:
-    """Fig. 4b (``fig4b_weak_plateau``): the 3-neuron nets' final test accuracy (``xs``: the ``XORSummary``)."""
-    return (f"one seed of the 3-neuron net did not learn in {weak3['step'][-1]} steps (test "
-            f"{min(xs.weak3_final_test):.2f}); the others plateau near 75% (per-seed values in the "
-            "claims table) — with seeds on both sides, 3 seeds cannot decide")
+def _yes(flags) -> str:
+    return ", ".join("yes" if f else "no" for f in flags)
 
 
-def three_features_deviation(xs) -> str:
-    """Fig. 4c (``fig4c_three_features``): the features against each seed's final test accuracy."""
-    return (f"final test per seed {_seq(xs.weak3_final_test, '.2f')}: the seeds that "
-            "learned have three distinct balanced features; the one that did not learn (test "
-            f"{min(xs.weak3_final_test):.2f}, outside the paper's 'around 75%' premise) does not")
+def weak_plateau_deviation(xs, weak3: dict, band: tuple) -> str:
+    """Fig. 4b (``fig4b_weak_plateau``): the 3-neuron nets' final test accuracy (``xs``: the ``XORSummary``)
+    against the claim's ``band`` around 75%."""
+    lo, hi = band
+    final = xs.weak3_final_test
+    inside, below = sum(lo <= f <= hi for f in final), sum(f < lo for f in final)
+    return (f"final test per seed after {weak3['step'][-1]} steps {_seq(final, '.2f')}: {inside} of {len(final)} "
+            f"within {lo:.2f}–{hi:.2f} around 75%, {below} below it, {len(final) - inside - below} above")
+
+
+def three_features_deviation(xs, band: tuple) -> str:
+    """Fig. 4c (``fig4c_three_features``): the features against each seed's final test accuracy; the paper
+    states them only "provided the test accuracy is around 75%" (``band``, Fig. 4b's)."""
+    lo, hi = band
+    final, feats = xs.weak3_final_test, xs.three_features
+    near = [f for t, f in zip(final, feats) if lo <= t <= hi]
+    return (f"final test per seed {_seq(final, '.2f')}, three balanced features {_yes(feats)}: {sum(near)} of the "
+            f"{len(near)} seeds within {lo:.2f}–{hi:.2f} have them; a seed outside that band is outside the paper's "
+            "premise")
 
 
 def p_slope_deviation(s, rows: list, cfg, bound: float) -> str:
@@ -156,23 +167,25 @@ def weak_share_deviation(cost, target_size: str) -> str:
 
 def theorem_deviation(xs) -> str:
     """Theorem 3.2 (``thm32_fits_train``, ``thm32_one_step``): the transferred weak nets and what one step gave."""
-    return ("(A1) holds (ε = 0.11) but the transferred weak nets differ (weak test, seed order: "
-            f"{_seq(xs.weak3_final_test, '.2f')}; three balanced features: {xs.three_features}): after one step "
-            f"they give train {_seq(xs.target_train_1, '.3f')} / test {_seq(xs.target_test_1, '.3f')} (test "
-            f"{_seq(xs.target_final_test, '.2f')} at the end) — the theorem's outcome for the best weak net, short of "
-            "it for a weaker one with three features; a weak net that did not learn is outside the theorem's premise "
-            "that U holds three features")
+    return ("(A1) holds (ε = 0.11); the transferred weak nets, seed order: test "
+            f"{_seq(xs.weak3_final_test, '.2f')}, three balanced features {_yes(xs.three_features)} (the theorem's "
+            f"premise that U holds three features: met by {sum(xs.three_features)} of {len(xs.three_features)}); "
+            f"after one step they give train {_seq(xs.target_train_1, '.3f')} / test {_seq(xs.target_test_1, '.3f')}"
+            f" (test {_seq(xs.target_final_test, '.2f')} at the end)")
 
 
-def digits_deviation(res: dict) -> str:
-    """Fig. 14 (``fig14_gt_no_delay``): where each arm ended (``res``: the ``digits`` result)."""
+def digits_deviation(res: dict, threshold: float = 0.8) -> str:
+    """Fig. 14 (``fig14_gt_no_delay``): where each arm ended (``res``: the ``digits`` result) against the
+    claim's ``threshold`` test accuracy (the default of ``digits_gaps``)."""
     gt, sc = res["gt"], res["scratch"]
-    return (f"reduced profile, both arms at init scale {gt['init_scale']:g} and {gt['epoch'][-1]} epochs: every "
-            f"target fits the training set but GrokTransfer ends at test {_seq(gt['test_acc'][:, -1], '.2f')} "
-            f"and scratch at {_seq(sc['test_acc'][:, -1], '.2f')} — neither reaches 80% "
-            "test, so the gap is not observed (GrokTransfer is ahead at the end in every seed; its "
-            f"weak MLP was taken at test {res['selection']['test_acc']:.2f}, epoch "
-            f"{res['selection']['epoch']})")
+    g, c = gt["test_acc"][:, -1], sc["test_acc"][:, -1]
+    reached = (f"{int((g >= threshold).sum())} GrokTransfer and {int((c >= threshold).sum())} scratch target(s) of "
+               f"{len(g)} reach {threshold:.0%} test, so a gap is observed only where both of a seed's do")
+    return (f"reduced profile, both arms at init scale {gt['init_scale']:g} and {gt['epoch'][-1]} epochs: train "
+            f"ends at {_seq(gt['train_acc'][:, -1], '.2f')} (GrokTransfer) and {_seq(sc['train_acc'][:, -1], '.2f')}"
+            f" (scratch), test at {_seq(g, '.2f')} and {_seq(c, '.2f')}; {reached}; GrokTransfer ends higher in "
+            f"{int((g > c).sum())} of {len(g)} seeds (its weak MLP taken at test {res['selection']['test_acc']:.2f}, "
+            f"epoch {res['selection']['epoch']})")
 
 
 def random_ab_deviation(random: dict, scratch) -> str:
