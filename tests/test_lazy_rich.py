@@ -9,8 +9,8 @@ import torch
 from companion.measures import ntk as ntkm
 from companion.models.committee import activation, hermite
 from companion.theory import lazy_rich as th
+from companion.train.committee import CommitteeTraining, run_committee
 from companion.train.fit import log_steps
-from companion.train.lazy_rich import run_committee
 
 DT = torch.float64
 torch.set_num_threads(1)  # small problems: one thread is many times faster on a shared 2-core box
@@ -49,7 +49,8 @@ def test_closure_equals_neuron_simulation(centred):
     la = log_steps(800, 15)
     alpha, eps = torch.tensor([1.0, 3.0], dtype=DT), torch.tensor([0.1, 0.3], dtype=DT)
     a = th.run_closure(task["X"], task["y"], task["T"], w, M, alpha, eps, 0.7, 800, la, centred=centred)
-    b = run_committee(task["X"], task["y"], W0, alpha, eps, 0.7, 800, la, centred=centred, T=task["T"])
+    b = run_committee(task["X"], task["y"], W0, CommitteeTraining(alpha, eps, 0.7, 800, la, centred=centred),
+                      T=task["T"])
     assert np.abs(b["train_loss"][:, -1] / b["train_loss"][:, 0]).max() < 0.9  # it learnt something
     np.testing.assert_allclose(a["train_loss"], b["train_loss"], rtol=1e-9)
     np.testing.assert_allclose(a["test_loss"], b["test_loss"], rtol=1e-9)
@@ -133,7 +134,8 @@ def test_linearised_three_ways():
         a = th.run_closure(task["X"], task["y"], task["T"], w, M, 1.5, 0.2, 1.0, 300, la, centred=centred,
                            linearised=True)
         b = th.linearised_exact(task["X"], task["y"], task["T"], w, M, 1.5, 0.2, 1.0, la, centred=centred)
-        c = run_committee(task["X"], task["y"], W0, 1.5, 0.2, 1.0, 300, la, centred=centred, linearised=True,
+        c = run_committee(task["X"], task["y"], W0, CommitteeTraining(1.5, 0.2, 1.0, 300, la, centred=centred,
+                                                                       linearised=True),
                           X_test=task["X"], y_test=task["y"])
         np.testing.assert_allclose(a["train_loss"], b["train_loss"], rtol=1e-8)
         np.testing.assert_allclose(a["test_loss"], b["test_loss"], rtol=1e-8)
@@ -152,8 +154,8 @@ def test_kernel_gd_momentum_equals_parameter_space():
     K = alpha ** 2 / N * th.ntk_from_stats(task["X"], task["X"], w, M, eps)
     Kt = alpha ** 2 / N * th.ntk_from_stats(Xt, task["X"], w, M, eps)
     a = ntkm.kernel_gd(K, Kt, task["y"], yt, eta0 * N / alpha ** 2, 300, la, momentum=0.9)
-    b = run_committee(task["X"], task["y"], W0, alpha, eps, eta0, 300, la, momentum=0.9, linearised=True,
-                      X_test=Xt, y_test=yt)
+    b = run_committee(task["X"], task["y"], W0, CommitteeTraining(alpha, eps, eta0, 300, la, momentum=0.9,
+                                                                   linearised=True), X_test=Xt, y_test=yt)
     np.testing.assert_allclose(a["train_loss"], b["train_loss"], rtol=1e-8)
     np.testing.assert_allclose(a["test_loss"], b["test_loss"], rtol=1e-8)
 
@@ -165,7 +167,8 @@ def test_committee_gradient_matches_autograd(k):
     task, W0 = _setup(S=2, D=6, P=20, N=5)
     a0 = torch.randn(2, 5, generator=torch.Generator().manual_seed(3), dtype=DT)
     alpha, eps, eta0, N = torch.tensor([0.7, 2.0], dtype=DT), torch.tensor([0.3, 0.1], dtype=DT), 0.4, 5
-    r = run_committee(task["X"], task["y"], W0, alpha, eps, eta0, 1, [0, 1], centred=True, momentum=0.9, k=k,
+    r = run_committee(task["X"], task["y"], W0, CommitteeTraining(alpha, eps, eta0, 1, [0, 1], centred=True,
+                                                                   momentum=0.9, k=k),
                       readouts=a0, X_test=task["X"], y_test=task["y"])
     W, a = W0.clone().requires_grad_(True), a0.clone().requires_grad_(True)
 

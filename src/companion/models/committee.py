@@ -1,6 +1,6 @@
 """The committee machine of Kumar et al. (2024, §5): ``f = (α/N) Σ a_i φ(w_i·x)`` with
 ``φ(h) = h + (ε/2)h²`` or the Hermite variant ``h + (ε/2)He_k(h)`` of App. 15.2 (the
-activation and its derivative). Trained by :func:`companion.train.lazy_rich.run_committee`.
+activation and its derivative). Trained by :func:`companion.train.committee.run_committee`.
 """
 
 from __future__ import annotations

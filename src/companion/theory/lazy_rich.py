@@ -155,7 +155,7 @@ def run_closure(X: Tensor, y: Tensor, T: Tensor | None, wbar0: Tensor, M0: Tenso
 
     This is the one loop of the chapter outside :func:`companion.train.fit.fit`: it iterates
     the exact closure of the sufficient statistics, not the parameters of a network (the
-    network itself, :func:`companion.models.committee.run_committee`, is trained by ``fit``).
+    network itself, :func:`companion.train.committee.run_committee`, is trained by ``fit``).
     """
     S, P, D = X.shape
     dt = X.dtype

@@ -16,8 +16,8 @@ from companion.measures.ntk import eigenvector_labels, kernel_alignment
 from companion.settings import unstated
 from companion.store.cache import experiment
 from companion.theory import lazy_rich as th
+from companion.train.committee import CommitteeTraining, run_committee
 from companion.train.fit import log_steps
-from companion.train.lazy_rich import run_committee
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def _eig_run(cfg: EigenvectorLabels, seeds: tuple = (), device: str = "cpu") -> 
         ckas.append(kernel_alignment(K[:P, :P].expand(J, P, P), y[:, :P]).numpy())
     X, W0, y = (torch.cat(v).to(device) for v in (Xs, W0s, ys))
     la = log_steps(cfg.steps, cfg.n_log)
-    r = run_committee(X[:, :P], y[:, :P], W0, cfg.alpha, cfg.eps, cfg.lr0, cfg.steps, la,
+    r = run_committee(X[:, :P], y[:, :P], W0, CommitteeTraining(cfg.alpha, cfg.eps, cfg.lr0, cfg.steps, la),
                       X_test=X[:, P:], y_test=y[:, P:])
     out = {"step": la, "js": list(cfg.js), "values": [[j] for j in cfg.js], "seeds": list(seeds),
            "train_loss": r["train_loss"], "test_loss": r["test_loss"], "cka0": np.concatenate(ckas)}

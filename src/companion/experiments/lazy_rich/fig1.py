@@ -16,8 +16,8 @@ from companion.experiments.lazy_rich.measures import half_times, seed_views, tra
 from companion.settings import unstated
 from companion.store.cache import experiment
 from companion.theory import lazy_rich as th
+from companion.train.committee import CommitteeTraining, run_committee
 from companion.train.fit import log_steps
-from companion.train.lazy_rich import run_committee
 
 
 @dataclass(frozen=True)
@@ -104,9 +104,9 @@ def fig1a(cfg: WeightTrajectories, device: str = "cpu") -> dict:
     Xt = torch.randn(cfg.n_test, q.D, generator=torch.Generator().manual_seed(cfg.test_seed),
                      dtype=DT).expand(len(runs), -1, -1) / math.sqrt(q.D)
     yt = th.quad_form(Xt, torch.stack([t["T"] for t in ts]))
-    kw = dict(X=torch.stack([t["X"] for t in ts]), y=torch.stack([t["y"] for t in ts]), W0=W0, alpha=q.alpha,
-              eps=q.eps, lr0=q.lr0, steps=q.steps, log_at=la, centred=q.centred, X_test=Xt, y_test=yt, keep_W=True)
-    net, lin = run_committee(**kw), run_committee(**kw, linearised=True)
+    how = CommitteeTraining(q.alpha, q.eps, q.lr0, q.steps, la, centred=q.centred, keep_W=True)
+    kw = dict(X=torch.stack([t["X"] for t in ts]), y=torch.stack([t["y"] for t in ts]), W0=W0, X_test=Xt, y_test=yt)
+    net, lin = run_committee(**kw, how=how), run_committee(**kw, how=replace(how, linearised=True))
     per = []
     for i, t in enumerate(ts):
         # tangent space: rows ∂f(x_μ)/∂W at W0 ∝ (1 + ε w_i0·x_μ) x_μ

@@ -16,8 +16,8 @@ from companion.experiments.lazy_rich.measures import half_times, transpose
 from companion.models.committee import hermite
 from companion.settings import unstated
 from companion.store.cache import experiment
+from companion.train.committee import CommitteeTraining, run_committee
 from companion.train.fit import log_steps
-from companion.train.lazy_rich import run_committee
 
 
 @dataclass(frozen=True)
@@ -84,21 +84,22 @@ def direct(cfg: NeuronRuns, device: str = "cpu") -> dict:
         return torch.stack(v).to(device=device, dtype=dt)
 
     la = log_steps(q.steps, q.n_log)
-    kw = dict(X=st(Xs), y=st(ys), W0=st(W0s), alpha=q.alpha, eps=q.eps, lr0=q.lr0, steps=q.steps, log_at=la,
-              centred=q.centred, momentum=cfg.momentum, k=cfg.hermite_k, X_test=st(Xts), y_test=st(yts))
+    how = CommitteeTraining(q.alpha, q.eps, q.lr0, q.steps, la, centred=q.centred, momentum=cfg.momentum,
+                            k=cfg.hermite_k)
+    kw = dict(X=st(Xs), y=st(ys), W0=st(W0s), X_test=st(Xts), y_test=st(yts))
     if cfg.readouts:
         kw["readouts"] = st(As)
     if cfg.readouts and cfg.hermite_k == 2:  # eq. 6 terms with readout-weighted statistics (App. 12), same run
         T = st([0.5 * torch.outer(b, b) for b in [torch.randn(q.D, generator=torch.Generator().manual_seed(s),
                                                                dtype=DT) for s in cfg.seeds]])
-        dec = run_committee(**kw, T=T)
+        dec = run_committee(**kw, how=how, T=T)
         out = {"step": la, "train_loss": dec["train_loss"], "test_loss": dec["sample_test"],
                **{k: dec[k] for k in ("variance", "misalignment", "linear")}, "pop_test": dec["test_loss"]}
     else:
-        net = run_committee(**kw)
+        net = run_committee(**kw, how=how)
         out = {"step": la, "train_loss": net["train_loss"], "test_loss": net["test_loss"]}
     if not cfg.readouts:
-        lin = run_committee(**kw, linearised=True)
+        lin = run_committee(**kw, how=replace(how, linearised=True))
         out["lin_train"], out["lin_test"] = lin["train_loss"], lin["test_loss"]
     return out
 
