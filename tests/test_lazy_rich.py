@@ -342,14 +342,13 @@ def test_student_teacher_linearised_seeds_batch():
 def test_digits_seeds_batch():
     """Fig. 6a: the (seed, α) members of one batched program are each seed's runs alone."""
     from companion.data.digits import load_digits_dataset
-    from companion.train.lazy_rich import train_digits_mlp
+    from companion.train.lazy_rich import DigitsTraining, train_digits_mlp
 
-    la = log_steps(30, 5)
+    how = DigitsTraining(30, log_steps(30, 5), width=16, depth=2, batch=20)
     splits = [load_digits_dataset(100, 50, s)[:4] for s in (0, 1)]
-    kw = dict(width=16, depth=2, batch=20)
-    two = train_digits_mlp(splits, (1e-2, 1.0), 30, la, seeds=(0, 1), **kw)
+    two = train_digits_mlp(splits, (1e-2, 1.0), how, seeds=(0, 1))
     for j, s in enumerate((0, 1)):
-        one = train_digits_mlp(splits[j:j + 1], (1e-2, 1.0), 30, la, seeds=(s,), **kw)
+        one = train_digits_mlp(splits[j:j + 1], (1e-2, 1.0), how, seeds=(s,))
         for key in ("train_acc", "test_acc", "train_loss"):
             np.testing.assert_allclose(two[key][2 * j:2 * j + 2], one[key], rtol=1e-4, atol=1e-6)
     assert not np.allclose(two["train_loss"][0], two["train_loss"][2])

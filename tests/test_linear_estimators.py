@@ -14,7 +14,7 @@ from companion.models.quadratic_mlp import quadratic_mlp
 from companion.profiles import ParameterError
 from companion.theory import linear_estimators as th
 from companion.theory.linear_estimators import LinearGD
-from companion.train.linear_estimators import train_quadratic_mlp, train_two_layer
+from companion.train.linear_estimators import TwoLayerTraining, train_quadratic_mlp, train_two_layer
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -218,7 +218,8 @@ def test_eq15_grokking_time_and_lambda_one_limit():
 
 
 def test_eq18_two_layer_linear_student_follows_corrected_theory():
-    r = train_two_layer(100, 200, 5, 200, 400, ("linear",), eta=0.5, steps=120, eps=1e-4, n_evals=60, seed=0)
+    r = train_two_layer(TwoLayerTraining(100, 200, 5, 200, 400, lr=0.5, steps=120, eps=1e-4, n_evals=60), ("linear",),
+                        seed=0)
     l0 = 1 / (2 * 200 * 5)
     assert r["train_loss"][0, 0, 0] == pytest.approx(l0, rel=0.15)
     i = np.searchsorted(r["step"], 100)
@@ -229,9 +230,9 @@ def test_eq18_two_layer_linear_student_follows_corrected_theory():
 
 def test_two_layer_draws_batched_equal_draws_alone():
     """Draw s of a batched run is the run with seed + s on its own (the ensemble axis changes nothing)."""
-    args = dict(eta=0.5, steps=20, eps=1e-4, n_evals=10)
-    both = train_two_layer(30, 20, 3, 40, 40, ("linear", "tanh"), seed=3, n_seeds=2, **args)
-    alone = train_two_layer(30, 20, 3, 40, 40, ("linear", "tanh"), seed=4, **args)
+    how = TwoLayerTraining(30, 20, 3, 40, 40, lr=0.5, steps=20, eps=1e-4, n_evals=10)
+    both = train_two_layer(how, ("linear", "tanh"), seed=3, n_seeds=2)
+    alone = train_two_layer(how, ("linear", "tanh"), seed=4)
     np.testing.assert_allclose(both["train_loss"][1], alone["train_loss"][0], rtol=1e-5)
     np.testing.assert_allclose(both["h"][1], alone["h"][0], rtol=1e-5)
 
@@ -294,7 +295,7 @@ def test_quadratic_mlp_training_takes_plain_gradient_steps():
 
 def test_two_layer_activations_are_validated():
     with pytest.raises(ParameterError, match="valid activations: linear, tanh"):
-        train_two_layer(4, 3, 2, 5, 5, ("relu",), eta=0.1, steps=1, eps=1e-3, n_evals=2, seed=0)
+        train_two_layer(TwoLayerTraining(4, 3, 2, 5, 5, lr=0.1, steps=1, eps=1e-3, n_evals=2), ("relu",), seed=0)
 
 
 def test_summaries_eq11_picks_the_paper_eps_and_the_limit():

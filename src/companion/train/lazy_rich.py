@@ -16,6 +16,8 @@ trains in :mod:`companion.train.committee`):
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -97,14 +99,30 @@ def train_modular_mlp(data, scales, N: int, steps: int, log_at, lr0: float = 100
     return {"step": np.asarray(log_at), **{k: torch.stack(v, -1).cpu().numpy() for k, v in hist.items()}}
 
 
-def train_student_teacher(scales, steps: int, log_at, width: int = 100, d: int = 5, n: int = 100,
-                          lr: float = 3e-4, wd: float = 0.05, init_mult: float = 2.0,
-                          thresholds=(1e-3,), seeds: tuple = (0,), device: str = "cpu") -> dict:
-    """App. 8.3.1: teacher (seed 3s) and student (seed 3s+1, all parameters × ``init_mult``) tanh
+@dataclass(frozen=True)
+class StudentTeacherTraining:
+    """How :func:`train_student_teacher` trains (App. 8.3.1, after Liu et al. 2022a): full-batch AdamW of tanh
+    MLP students d-width-width-d on n samples of a tanh teacher, logged at ``log_at``."""
+
+    steps: int  # AdamW steps
+    log_at: Any  # the logged steps
+    width: int = 100  # hidden width
+    d: int = 5  # input and output dimension
+    n: int = 100  # training samples (and as many test samples)
+    lr: float = 3e-4  # AdamW learning rate
+    weight_decay: float = 0.05  # AdamW weight decay
+    init_mult: float = 2.0  # the student's initial parameters × init_mult
+    thresholds: tuple = (1e-3,)  # a sample is correct when its MSE is below a threshold
+
+
+def train_student_teacher(scales, how: StudentTeacherTraining, seeds: tuple = (0,), device: str = "cpu") -> dict:
+    """App. 8.3.1, as ``how`` says: teacher (seed 3s) and student (seed 3s+1, all parameters × ``init_mult``) tanh
     MLPs d-width-width-d, data seed 3s+2, for each ``s`` in ``seeds``; the student's output is
     multiplied by the scale; full-batch AdamW on the per-sample MSE (mean over outputs). Accuracy =
     fraction of samples with MSE < threshold. Runs are seed-major (all scales of the first seed, ...).
     Teacher, data and students are drawn on the host (the same draws on any device), trained on ``device``."""
+    steps, log_at, width, d, n = how.steps, how.log_at, how.width, how.d, how.n
+    lr, wd, init_mult, thresholds = how.lr, how.weight_decay, how.init_mult, how.thresholds
     widths = (d, width, width, d)
     K = len(scales)
     Xs, Ys, Xts, Yts, studs = [], [], [], [], []
@@ -219,14 +237,29 @@ def train_st_linearised(steps: int, log_at, width: int = 100, d: int = 5, n: int
     return {"step": np.asarray(log_at), **{k: np.stack(v, 1) for k, v in hist.items()}}
 
 
-def train_digits_mlp(splits, alphas, steps: int, log_at, width: int = 200, depth: int = 3,
-                     init_mult: float = 8.0, lr: float = 1e-3, wd: float = 0.01, batch: int = 200,
-                     seeds: tuple = (0,)) -> dict:
-    """Fig. 6a (Omnigrok protocol, Liu et al. 2022a): ReLU MLP, PyTorch default init × ``init_mult``,
+@dataclass(frozen=True)
+class DigitsTraining:
+    """How :func:`train_digits_mlp` trains (Fig. 6a, the Omnigrok protocol of Liu et al. 2022a): AdamW on
+    mini-batches of a ReLU MLP, logged at ``log_at``."""
+
+    steps: int  # AdamW steps
+    log_at: Any  # the logged steps
+    width: int = 200  # hidden width
+    depth: int = 3  # hidden layers
+    init_mult: float = 8.0  # PyTorch's default initialisation × init_mult
+    lr: float = 1e-3  # AdamW learning rate
+    weight_decay: float = 0.01  # AdamW weight decay
+    batch: int = 200  # mini-batch size
+
+
+def train_digits_mlp(splits, alphas, how: DigitsTraining, seeds: tuple = (0,)) -> dict:
+    """Fig. 6a as ``how`` says (Omnigrok protocol, Liu et al. 2022a): ReLU MLP, PyTorch default init × ``init_mult``,
     output ``α(f − f0)`` (centred), MSE on one-hot targets, AdamW, mini-batches cycling through the
     training set. ``splits[j] = (X_train, y_train, X_test, y_test)`` belongs to ``seeds[j]`` (init
     seed s, mini-batch order seed s + 1); every (seed, α) is one member of a batched tensor program,
     seed-major, the α of a seed sharing its init. Returns ``(members, n_logged)`` accuracies."""
+    steps, log_at, width, depth, init_mult = how.steps, how.log_at, how.width, how.depth, how.init_mult
+    lr, wd, batch = how.lr, how.weight_decay, how.batch
     A = len(alphas)
     Xtr, ytr, Xte, yte = (torch.stack([sp[i] for sp in splits]).repeat_interleave(A, 0) for i in range(4))
     d, k = Xtr.shape[-1], int(max(ytr.max(), yte.max())) + 1

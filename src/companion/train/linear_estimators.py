@@ -7,6 +7,8 @@ exact solution."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
@@ -20,11 +22,26 @@ from companion.train.history import HISTORY, history_state, stacked_history
 from companion.train.optim import BatchedOptimizer
 
 
-def train_two_layer(d_in: int, d_h: int, d_out: int, n_train: int, n_gen: int, activations: tuple,
-                    eta: float, steps: int, eps: float, n_evals: int, seed: int,
-                    device: str = "cpu", n_seeds: int = 1) -> dict:
+@dataclass(frozen=True)
+class TwoLayerTraining:
+    """How :func:`train_two_layer` trains the two-layer student of §3.4 / App. F: its shape, its task and full-batch
+    GD, with the accuracy threshold it is read at."""
+
+    d_in: int  # input dimension
+    d_h: int  # hidden width
+    d_out: int  # output dimension
+    n_train: int  # training samples
+    n_gen: int  # test samples
+    lr: float  # GD learning rate η
+    steps: int  # GD steps
+    eps: float  # a sample is correct when (1/d_out)‖f(x) − y‖² < eps
+    n_evals: int  # about this many log-spaced logged steps
+
+
+def train_two_layer(how: TwoLayerTraining, activations: tuple, seed: int, device: str = "cpu",
+                    n_seeds: int = 1) -> dict:
     """Full-batch GD (:func:`companion.train.fit`, plain ``W ← W − η·∇W``) of the two-layer
-    student, one run per (draw, activation) — draws ``seed``, ``seed + 1``, … of data, teacher
+    student as ``how`` says, one run per (draw, activation) — draws ``seed``, ``seed + 1``, … of data, teacher
     and initial student, activations in ``activations`` ("linear", "tanh") — batched along a
     leading axis; the activations of one draw share its data, teacher and initial student.
 
@@ -33,6 +50,8 @@ def train_two_layer(d_in: int, d_h: int, d_out: int, n_train: int, n_gen: int, a
     ``n_evals`` log-spaced steps (⌊geomspace(1, steps)⌋ and 0), the kernel h = ½(‖S₀‖² + ‖S₁‖²)
     of Eq. 17 at the same steps, and the ``activations``.
     """
+    d_in, d_h, d_out, n_train, n_gen = how.d_in, how.d_h, how.d_out, how.n_train, how.n_gen
+    eta, steps, eps, n_evals = how.lr, how.steps, how.eps, how.n_evals
     for a in activations:
         one_of("activation", a, ACTIVATIONS)
     A = len(activations)

@@ -23,7 +23,14 @@ from companion.experiments.lazy_rich.measures import seed_views, split_seeds, tr
 from companion.settings import unstated
 from companion.store.cache import experiment
 from companion.train.fit import log_steps
-from companion.train.lazy_rich import train_digits_mlp, train_modular_mlp, train_st_linearised, train_student_teacher
+from companion.train.lazy_rich import (
+    DigitsTraining,
+    StudentTeacherTraining,
+    train_digits_mlp,
+    train_modular_mlp,
+    train_st_linearised,
+    train_student_teacher,
+)
 
 PAPER_LR0 = 100.0  # Fig. 2: the paper's learning rate; epochs are reported in its units
 
@@ -126,8 +133,8 @@ FIG17_PROFILES = {"paper": FIG17,
 @experiment
 def student_teacher(cfg: StudentTeacher, device: str = "cpu") -> dict:
     """Chapter Figs. 8, 17 and 18: one batched run per output scale, accuracy per threshold."""
-    r = train_student_teacher(cfg.scales, cfg.steps, log_steps(cfg.steps, cfg.n_log), thresholds=cfg.thresholds,
-                              seeds=cfg.seeds, device=device)
+    how = StudentTeacherTraining(cfg.steps, log_steps(cfg.steps, cfg.n_log), thresholds=cfg.thresholds)
+    r = train_student_teacher(cfg.scales, how, seeds=cfg.seeds, device=device)
     r["scales"] = list(cfg.scales)
     return split_seeds(r, len(cfg.scales), len(cfg.seeds))
 
@@ -283,8 +290,8 @@ def fig6a(cfg: Digits, device: str = "cpu") -> dict:
     batched tensor program."""
     seeds = cfg.seeds or (cfg.seed,)
     loaded = [load_digits_dataset(cfg.n_train, cfg.n_test, s) for s in seeds]
-    r = train_digits_mlp([d[:4] for d in loaded], cfg.alphas, cfg.steps, log_steps(cfg.steps, cfg.n_log),
-                         cfg.width, cfg.depth, cfg.init_mult, seeds=seeds)
+    how = DigitsTraining(cfg.steps, log_steps(cfg.steps, cfg.n_log), cfg.width, cfg.depth, cfg.init_mult)
+    r = train_digits_mlp([d[:4] for d in loaded], cfg.alphas, how, seeds=seeds)
     r["alphas"], r["source"], r["seeds"] = list(cfg.alphas), loaded[0][4], list(seeds)
     return split_seeds(r, len(cfg.alphas), len(seeds))
 

@@ -15,7 +15,7 @@ from companion.experiments.linear_estimators.configs import Fig4Config, Fig8Conf
 from companion.experiments.linear_estimators.teacher_student import theory_curves
 from companion.store.cache import experiment
 from companion.theory import linear_estimators as theory
-from companion.train.linear_estimators import train_quadratic_mlp, train_two_layer
+from companion.train.linear_estimators import TwoLayerTraining, train_quadratic_mlp, train_two_layer
 
 
 @experiment
@@ -25,8 +25,9 @@ def fig4(cfg: Fig4Config, device: str = "cpu") -> dict:
     lam = cfg.d_in / cfg.n_train
     runs = {}
     for d_h in cfg.d_hs:
-        r = train_two_layer(cfg.d_in, d_h, cfg.d_out, cfg.n_train, cfg.n_gen, ("linear", "tanh"), cfg.lr,
-                            cfg.steps, cfg.eps, cfg.n_evals, cfg.seed, device, cfg.n_seeds)
+        how = TwoLayerTraining(cfg.d_in, d_h, cfg.d_out, cfg.n_train, cfg.n_gen, cfg.lr, cfg.steps, cfg.eps,
+                               cfg.n_evals)
+        r = train_two_layer(how, ("linear", "tanh"), cfg.seed, device, cfg.n_seeds)
         loss0 = 1 / (2 * d_h * cfg.d_out)
         ltr, lgen = theory.two_layer_losses(np.maximum(r["step"], 1e-3), lam, cfg.d_out, loss0, cfg.lr)
         r["theory"] = {"train_loss": ltr, "test_loss": lgen, "train_acc": theory.accuracy(ltr, cfg.eps, cfg.d_out),
