@@ -8,7 +8,7 @@ import torch.nn.functional as F
 
 from companion.data import polygons
 from companion.models.resnet import ResNet18, ResNet18Config, to_input
-from companion.train.progress_measures import accuracy, train_classifier
+from companion.train.progress_measures import ClassifierTraining, accuracy, train_classifier
 
 
 def test_fig6_labels_are_side_sums():
@@ -54,7 +54,7 @@ def test_fig7_train_classifier_is_adam_over_shuffled_minibatches():
     y = torch.randint(0, 52, (19,), generator=g)
     n, batch, epochs, lr, wd = 13, 5, 3, 1e-3, 1e-3
     model = ResNet18(ResNet18Config(width=2, stem="cifar"), seed=1)
-    h = train_classifier(model, img[:n], y[:n], img[n:], y[n:], epochs, batch, lr, wd, eval_every=2, seed=4)
+    h = train_classifier(model, img[:n], y[:n], img[n:], y[n:], ClassifierTraining(epochs, batch, lr, wd, 2, 4))
 
     ref = ResNet18(ResNet18Config(width=2, stem="cifar"), seed=1)
     opt = torch.optim.Adam(ref.parameters(), lr=lr, weight_decay=wd)

@@ -5,6 +5,8 @@ transformers of the chapter are :func:`companion.train.trainer.train` runs.)"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -26,10 +28,23 @@ def accuracy(model: nn.Module, images: torch.Tensor, y: torch.Tensor, batch: int
     return correct / max(len(y), 1)
 
 
+@dataclass(frozen=True)
+class ClassifierTraining:
+    """How :func:`train_classifier` trains an image classifier (Gu et al. §6.3, Fig. 7): Adam with coupled L2
+    weight decay on shuffled mini-batches, test accuracy every ``eval_every`` epochs."""
+
+    epochs: int  # passes over the training images
+    batch: int  # mini-batch size
+    lr: float  # Adam learning rate
+    weight_decay: float  # coupled L2 (torch.optim.Adam's weight_decay)
+    eval_every: int  # epochs between test evaluations (and the first and last epoch)
+    seed: int  # seed of the per-epoch shuffles
+    in_channels: int = 3  # image channels the model reads
+
+
 def train_classifier(model: nn.Module, train_img: torch.Tensor, train_y: torch.Tensor, test_img: torch.Tensor,
-                     test_y: torch.Tensor, epochs: int, batch: int, lr: float, weight_decay: float,
-                     eval_every: int, seed: int, in_channels: int = 3) -> dict:
-    """Train an image classifier as Gu et al. (Fig. 7) with :func:`companion.train.fit.fit`.
+                     test_y: torch.Tensor, how: ClassifierTraining) -> dict:
+    """Train an image classifier as Gu et al. (Fig. 7) with :func:`companion.train.fit.fit`, as ``how`` says.
 
     Adam with coupled L2 weight decay (``make_optimizer("adam", …)`` = ``torch.optim.Adam``, as
     the authors), cross-entropy, shuffled mini-batches of ``batch`` (a fresh permutation from a
@@ -38,6 +53,8 @@ def train_classifier(model: nn.Module, train_img: torch.Tensor, train_y: torch.T
     authors log them), and test accuracy (eval mode) at epoch 1, every ``eval_every``-th epoch
     and the last.
     """
+    epochs, batch, lr, weight_decay = how.epochs, how.batch, how.lr, how.weight_decay
+    eval_every, seed, in_channels = how.eval_every, how.seed, how.in_channels
     params = list(model.parameters())
     opt = make_optimizer(params, "adam", lr, weight_decay)
     g = torch.Generator().manual_seed(seed)

@@ -14,7 +14,7 @@ from companion.models.resnet import STEMS, ResNet18, ResNet18Config
 from companion.settings import one_of
 from companion.store import kept
 from companion.store.cache import experiment
-from companion.train.progress_measures import train_classifier
+from companion.train.progress_measures import ClassifierTraining, train_classifier
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,8 @@ def image_run(cfg: ImageRun, device: str = "cpu") -> dict:
     n_tr = int(round(cfg.train_frac * len(y)))
     tr, te = perm[:n_tr], perm[n_tr:]
     model = ResNet18(ResNet18Config(width=cfg.width, stem=cfg.stem, n_classes=polygons.N_CLASSES), cfg.seed).to(device)
-    hist = train_classifier(model, img[tr], y[tr], img[te], y[te], cfg.epochs, cfg.batch, cfg.lr,
-                            cfg.weight_decay, cfg.eval_every, cfg.seed)
+    how = ClassifierTraining(cfg.epochs, cfg.batch, cfg.lr, cfg.weight_decay, cfg.eval_every, cfg.seed)
+    hist = train_classifier(model, img[tr], y[tr], img[te], y[te], how)
     hist["n_train"], hist["n_test"] = int(n_tr), int(len(y) - n_tr)
     hist["chance"] = float(np.bincount(polygons.labels(combos)).max() / len(combos))
     return hist
