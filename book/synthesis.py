@@ -203,8 +203,8 @@ display(Markdown(ex.findings(clocks, pooled)))
 # still fits its training pairs (90% train accuracy) within the budget — weight decay as strong as it can
 # be while the network can still reach the solutions Gu et al.'s argument starts from. (Nanda et al.'s
 # AdamW decays $10^{-3}$ a step — learning rate $10^{-3}$ × weight decay 1 — over runs of tens of thousands
-# of steps (the paper profile's 50 000); the quadratic MLP groks in a few hundred, so the same rate per step
-# would hardly act before its test clock.) The settings table above gives λ and α. The
+# of steps (the paper profile's 50 000); the quadratic MLP's runs are far shorter (the settings table gives
+# their steps), so the same rate per step would shrink its weights far less over a whole run.) The settings table above gives λ and α. The
 # transformer — Nanda et al.'s, the model Gu et al.'s argument starts from — is run again without
 # weight decay for twice its steps, so that "it does not generalise" would be read over twice the budget
 # of the run with weight decay; and both ways at a small output scale α with Kumar et al.'s centred
@@ -248,8 +248,8 @@ display(Markdown(ex.lazy_summary(lazy, runs)))
 # Gu et al. track grokking by the uniformity of the embedding (their MED; here the relabelling-invariant
 # form) and say in the same abstract that token uniformity "is not a sufficient condition for grokking":
 # the distribution of the training set decides how far test accuracy can go. GrokTransfer's targets show
-# the gap between the two directly. They start from a weak model's embedding, already far more uniform than
-# a random one, and keep shaping it as they train. The finding compares the transferred target's embedding
+# the gap between the two directly: they start from a weak model's embedding instead of a random one, and
+# keep shaping it as they train. The finding compares the transferred target's embedding
 # at the end of its budget with the scratch target's at the moment that one has grokked (test accuracy
 # 0.9), seed $i$ against seed $i$:
 #
