@@ -190,3 +190,55 @@ LAZINESS = {
         "targets still reach 0.9 test accuracy at most half as late as from scratch",
         at_most(0.5), "at α = 3 the transferred targets are no more than ×2 faster, or never generalise"),
 }
+
+#: Levi et al.'s threshold sweep, per setting and seed. In their model the accuracy is a function of the loss,
+#: A = Erf(√(ε/2L)) (Eq. 9), and the loss decays exponentially late on (Eq. 10), at a rate that only slows (ln L is
+#: convex in t): accuracy reaches θ when L = ε/(2 erfinv(θ)²), so climbing from θ₁ to θ₂ takes at least
+#: Ŝ = (2/r)·ln(erfinv θ₂ / erfinv θ₁), r the test loss's log-decay rate at t_tr (ε drops out). The measured
+#: stretch S is read between the (interpolated) crossings of 0.5 and 0.95 after t_tr
+#: (:func:`companion.measures.clocks.threshold_stretch`)
+THRESHOLD_SWEEP = Prediction(
+    "Levi et al.",
+    "the delay is the accuracy threshold's: accuracy is a function of the test loss (Eq. 9), which decays at its "
+    "rate at t_tr or slower (Eq. 10), so test accuracy needs at least Ŝ = (2/r)·ln(erfinv 0.95 / erfinv 0.5) to "
+    "climb from 0.5 to 0.95: the stretch measured, over Ŝ, is at least ½",
+    at_least(0.5), "test accuracy climbs from 0.5 to 0.95 in less than half the time the loss trend at t_tr needs "
+    "(a transition sharper than the metric), or the test loss is not falling at t_tr (Ŝ infinite)")
+
+#: the lazy network beside the full one (Kumar et al. §3): the quadratic MLP linearised about its initialisation,
+#: f₀ + ∇f₀·(θ − θ₀), trained exactly as the full network (same seeds, loss, learning rate, steps). Per seed: the
+#: step its test accuracy reaches 0.9 (a seed whose linearised network never fits its training pairs cannot test it)
+LINEARISED = {
+    "no_grok": Prediction(
+        "Kumar et al.",
+        "grokking is the network leaving its initial kernel: the lazy network — the linearisation "
+        "f₀ + ∇f₀·(θ − θ₀) about the initialisation, its tangent kernel frozen at K₀ — fits its training pairs "
+        "but its test accuracy does not reach 0.9 within the budget in which the full network's does",
+        never(), "the linearised network's test accuracy reaches 0.9 within the full network's budget"),
+}
+
+#: a uniform embedding at initialisation (Gu et al. App. E's question, "can special initialization speed up
+#: grokking?", with the uniform embedding itself): the quadratic MLP's first layer W₁ = [U V] set to Fourier rows
+#: (pairs of rows cos, sin of one frequency k per pair and a random phase, every k of Z_p in turn, entries of unit
+#: mean square as N(0, 1)'s), so that the tokens' embeddings are an orbit of rotations: every token equidistant from
+#: its neighbours a ± 1. Control: the same rows with the tokens relabelled by a random permutation — the same point
+#: cloud, norms and spectrum, not uniform in the task's own order. Per seed, seed i against seed i
+FOURIER = {
+    "sooner": Prediction(
+        "Gu et al.",
+        "the uniformity of the embedding is what makes the network generalise (§3.3, Thm 3.8), and weight decay's "
+        "role is to induce it: a network that starts from a uniform embedding reaches 0.9 test accuracy at least "
+        "10% sooner than from a random one (no weight decay in either)",
+        falls_by(SIZE), "a uniform embedding at init does not bring the test clock 10% earlier"),
+    "sooner_wd": Prediction(
+        "Gu et al.",
+        "the same with weight decay in both arms: a uniform embedding at init reaches 0.9 test accuracy at least "
+        "10% sooner than a random one under the same weight decay",
+        falls_by(SIZE), "under weight decay a uniform embedding at init does not bring the test clock 10% earlier"),
+    "aligned_init": Prediction(
+        "Kumar et al.",
+        "a structured start removes grokking by aligning the initial kernel with the task (App. 8, Fig. 10): the "
+        "uniform embedding's initial NTK is at least 10% more aligned with the labels (centred kernel–target "
+        "alignment at step 0) than the random one's",
+        rises_by(SIZE), "the uniform embedding's initial kernel is not 10% more aligned with the task"),
+}
