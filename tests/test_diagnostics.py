@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from scipy.special import erfinv
 from torch import nn
 
 from companion.measures import kernels
@@ -307,36 +308,43 @@ def test_forecast_delay_edge_cases():
     assert clocks.forecast_delay(steps, tr, te, NOT_OBSERVED) is NOT_OBSERVED
 
 
-def test_threshold_elasticity_of_known_approaches():
+def test_threshold_stretch_is_one_where_levi_et_al_s_mechanism_is_exact():
+    """Accuracy Erf(√(ε/2L)) of a loss decaying exactly exponentially: the climb from 0.5 to 0.95 takes
+    (2/r)·ln(erfinv 0.95 / erfinv 0.5), whatever ε — computed here by solving L(t) = ε/(2 erfinv(θ)²) for t."""
+    from scipy.special import erf
+
+    from companion.measures import clocks
+
+    r, eps, t_tr = 2e-3, 1e-3, 500
+    steps = np.arange(1, 20001, dtype=float)
+    loss = np.exp(-r * steps)
+    acc = erf(np.sqrt(eps / (2 * loss)))
+    t_at = [math.log(2 * erfinv(th) ** 2 / eps) / r for th in (0.5, 0.95)]  # L(t) = ε/(2 erfinv(θ)²)
+    assert t_at[0] > t_tr
+    assert clocks.threshold_stretch(steps, acc, loss, t_tr) == pytest.approx(
+        (t_at[1] - t_at[0]) / (2 / r * math.log(erfinv(0.95) / erfinv(0.5))), rel=1e-3)
+    assert clocks.threshold_stretch(steps, acc, loss, t_tr) == pytest.approx(1.0, rel=1e-3)
+
+
+def test_threshold_stretch_of_a_jump_a_slowing_decay_and_missing_events():
     from companion.events import NOT_OBSERVED
     from companion.measures import clocks
 
-    steps = np.arange(0, 200001)
-    t_tr, tau = 1000, 1000.0
-    for k in (1.0, 2.0):  # 1 − A = ((t − t_tr)/τ)^(−k): Δt(θ) = τ(1 − θ)^(−1/k), elasticity −1/k
-        acc = np.clip(1 - (np.maximum(steps - t_tr, 1e-9) / tau) ** -k, 0, 1)
-        assert clocks.threshold_elasticity(steps, acc, t_tr) == pytest.approx(-1 / k, rel=2e-3)
-    jump = (steps >= 5000).astype(float)  # every threshold crossed at once
-    assert clocks.threshold_elasticity(steps, jump, t_tr) == pytest.approx(0.0, abs=1e-12)
-    assert clocks.threshold_elasticity(steps, 0.5 * jump, t_tr) is NOT_OBSERVED
-    assert math.isnan(clocks.threshold_elasticity(steps, jump, 6000))
+    steps = np.arange(1, 20001, dtype=float)
+    loss = np.exp(-2e-3 * steps)
+    jump = (steps >= 5000).astype(float)  # every threshold crossed within one step: far sharper than the loss
+    assert 0 < clocks.threshold_stretch(steps, jump, loss, 1000) < 1e-3
+    slowing = 1 / (1 + 2e-3 * steps) ** 2  # ln L convex: the decay slows after t_tr, so the climb takes longer
+    from scipy.special import erf
 
-
-def test_threshold_elasticity_on_the_linear_theory_matches_its_root_finder():
-    """The linear model's test accuracy A = erf(√(ε/2L_gen)) on integer steps, against the theory
-    module's own bisection for the step at which A reaches each threshold."""
-    from companion.measures import clocks
-    from companion.theory import linear_estimators as le
-
-    lam, eps, eta, ths = 0.5, 1e-3, 0.01, (0.85, 0.9, 0.95)
-    t_tr = le.grok_times(lam, eps, le.grok_threshold_erf2(), eta)[0]
-    t_gen = [le.grok_times(lam, eps, th, eta)[1] for th in ths]
-    ref = np.polyfit(np.log(1 - np.array(ths)), np.log(np.array(t_gen) - t_tr), 1)[0]
-    steps = np.arange(int(t_tr), int(1.5 * max(t_gen)))
-    acc = le.accuracy(le.losses(steps, lam, eta)[1], eps)
-    e = clocks.threshold_elasticity(steps, acc, t_tr)
-    assert e == pytest.approx(ref, abs=0.01)
-    assert e < 0
+    acc = erf(np.sqrt(1e-2 / (2 * slowing)))
+    assert clocks.threshold_stretch(steps, acc, slowing, 30) > 1
+    assert clocks.threshold_stretch(steps, jump, 2 - loss, 1000) == 0.0  # test loss rising: Ŝ infinite
+    assert clocks.threshold_stretch(steps, 0.5 * jump, loss, 1000) is NOT_OBSERVED  # never reaches 0.95
+    assert clocks.threshold_stretch(steps, jump, loss, 6000) is NOT_OBSERVED  # already above 0.5 at t_tr
+    assert clocks.threshold_stretch(steps, jump, loss, NOT_OBSERVED) is NOT_OBSERVED
+    with pytest.raises(ValueError):
+        clocks.threshold_stretch(steps, jump, loss, 1000, lo=0.9, hi=0.5)
 
 
 # ----------------------------------------------------------------------------- embedding measures
@@ -432,9 +440,12 @@ def test_clocks_take_float32_tensors_and_keep_their_dtype_at_thresholds():
 
     steps = torch.arange(10)
     acc = torch.tensor([0, 0, 0, 0.5, 0.85, 0.85, 0.9, 0.9, 0.95, 0.95], dtype=torch.float32)
-    # float32(0.9) < 0.9: compared in float64 the 0.9 threshold would be missed
-    assert clocks.threshold_elasticity(steps, acc, 2) == pytest.approx(
-        np.polyfit(np.log([0.15, 0.1, 0.05]), np.log([2.0, 4.0, 6.0]), 1)[0])
+    # float32(0.95) < 0.95: compared in float64 the 0.95 threshold would be missed (the climb: steps 3 to 8)
+    loss = torch.exp(-0.1 * steps.double())
+    r = clocks.decay_rate(steps, loss, 2)
+    assert r == pytest.approx(0.1)
+    assert clocks.threshold_stretch(steps, acc, loss, 2) == pytest.approx(
+        (8 - 3) / (2 / r * math.log(erfinv(0.95) / erfinv(0.5))))
     assert clocks.crossing_step(steps, acc, 2) == 3  # halfway from 0 to 0.95
 
 

@@ -8,7 +8,8 @@
   L_tr(t_tr) at which the training accuracy crossed, so Δt̂ = ln(L_te(t_tr)/L_tr(t_tr)) / r with
   r the test loss's log-decay rate at t_tr (Eq. 10: both losses decay at 4η(1 − √λ)² late on,
   with L_te/L_tr = (1 − √λ)⁻², which turns this Δt̂ into Eq. 11);
-* :func:`threshold_elasticity` — how the delay stretches with the accuracy threshold.
+* :func:`threshold_stretch` — Levi et al.'s threshold sweep: how long the test accuracy takes to climb from
+  0.5 to 0.95, against the least time their loss-decay mechanism allows.
 
 Conventions of :mod:`companion.events`: an event that never happens is
 :data:`~companion.events.NOT_OBSERVED`; histories are ``steps`` (increasing) and values per step.
@@ -19,8 +20,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.special import erfinv
 
-from companion.events import NOT_OBSERVED, first_crossing, observed
+from companion.events import NOT_OBSERVED, interpolated_rise, observed
 
 #: a diagnostic "never moves" after t_tr when its largest excursion is at most this fraction of
 #: its magnitude there (max(|v(t_tr)|, |extremum|))
@@ -121,28 +123,37 @@ def forecast_delay(steps, train_loss, test_loss, t_tr, window: float = 0.1, min_
     return gap / r if r > 0 else math.inf
 
 
-def threshold_elasticity(steps, test_acc, t_tr, thresholds=(0.85, 0.9, 0.95)):
-    """e = d ln Δt(θ) / d ln(1 − θ): the least-squares slope of ln Δt(θ) against ln(1 − θ) over
-    ``thresholds``, with Δt(θ) = (first logged step with test accuracy ≥ θ) − t_tr.
+def threshold_stretch(steps, test_acc, test_loss, t_tr, lo: float = 0.5, hi: float = 0.95,
+                      window: float = 0.1, min_points: int = 3):
+    """Levi et al.'s threshold sweep: the measured stretch S = t(hi) − t(lo) of the test accuracy's climb after
+    t_tr over the stretch Ŝ = (2/r)·ln(erfinv hi / erfinv lo) their mechanism allows at least. Returns S/Ŝ.
 
-    The papers define no such number (Levi et al. only note that the delay depends on the
-    threshold, Fig. 1 right); this one is scale-free and reads the shape of the approach to 1:
-    a jump of the test accuracy crosses every threshold at once (e = 0), an algebraic approach
-    1 − A ∝ (t − t_tr)^(−k) gives e = −1/k; in the linear model the loss decays exponentially and
-    A = erf(√(ε/2L)) (Eq. 9), so Δt grows only logarithmically in 1/(1 − θ) and |e| shrinks as the
-    threshold tightens. Usually e ≤ 0 (a stricter threshold, a longer delay).
-    :data:`NOT_OBSERVED` if t_tr or any crossing is not observed; NaN if some Δt ≤ 0 (the test
-    accuracy crossed before t_tr: no delay to stretch).
+    In their model the accuracy is a function of the loss, A = Erf(√(ε/2L)) (Eq. 9), so A reaches θ when
+    L = ε/(2 erfinv(θ)²); the loss decays exponentially late on (Eq. 10) at a rate that only slows, so falling
+    from the level of ``lo`` to that of ``hi`` takes at least ln(erfinv(hi)²/erfinv(lo)²)/r, with r the test
+    loss's log-decay rate at t_tr (:func:`decay_rate`); ε drops out. t(θ) is the first time after t_tr at
+    which the accuracy reaches θ, interpolated linearly in log(step) between logged steps (a jump between two
+    logged steps is spread over that interval: the measured S can only overstate a sharp climb).
+
+    :data:`NOT_OBSERVED` if t_tr is not observed, if the accuracy is already at ``lo`` at t_tr, or if it never
+    reaches ``hi``; 0.0 when the test loss is not falling at t_tr (r ≤ 0: Ŝ is infinite); NaN if r is undefined.
     """
-    if not observed(t_tr):
+    if not 0 < lo < hi < 1:
+        raise ValueError(f"thresholds must satisfy 0 < lo < hi < 1, not {lo}, {hi}")
+    i0 = _from(steps, t_tr)
+    if i0 is None:
         return NOT_OBSERVED
-    th = np.asarray(thresholds, float)
-    if len(th) < 2:
-        raise ValueError("the elasticity needs at least two thresholds")
-    cross = [first_crossing(_np(steps), _np(test_acc), float(t)) for t in th]
-    if not all(observed(c) for c in cross):
+    s, a = _np(steps)[i0:].astype(float), _np(test_acc)[i0:]
+    lo_a, hi_a = float(a.dtype.type(lo)), float(a.dtype.type(hi))  # thresholds in the accuracy's own dtype
+    a = a.astype(float)
+    if a[0] >= lo_a:
         return NOT_OBSERVED
-    dt = np.asarray(cross, float) - float(t_tr)
-    if (dt <= 0).any():
+    t_lo, t_hi = interpolated_rise(s, a, lo_a), interpolated_rise(s, a, hi_a)
+    if not (observed(t_lo) and observed(t_hi)):
+        return NOT_OBSERVED
+    r = decay_rate(steps, test_loss, t_tr, window, min_points)
+    if math.isnan(r):
         return math.nan
-    return float(np.polyfit(np.log(1 - th), np.log(dt), 1)[0])
+    if r <= 0:
+        return 0.0
+    return (float(t_hi) - float(t_lo)) / (2 / r * math.log(float(erfinv(hi)) / float(erfinv(lo))))

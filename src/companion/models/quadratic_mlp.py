@@ -17,6 +17,35 @@ import math
 
 import torch
 
+from companion.settings import one_of
+
+#: the first layer's initialisations: N(0, 1) (both papers), or :func:`fourier_rows` (in order, or with the tokens
+#: relabelled by a random permutation)
+INITS = ("random", "fourier", "fourier_shuffled")
+#: the Fourier rows' phases (and relabelling) are drawn from seed + this: a stream apart from the weights'
+FOURIER_SEED_OFFSET = 10_007
+
+
+def fourier_rows(p: int, d_h: int, seed: int, shuffled: bool = False, k: int = 1) -> torch.Tensor:
+    """A uniform first layer W₁ = [U V] (d_h, 2p) for the one-hot pair (a, b): rows in pairs √2·cos, √2·sin of
+    2πk·a/p + φ (U) and of 2πk·b/p + φ' (V), one random phase per pair. Each token's column is then a point of
+    a regular p-gon in every pair's plane — an orbit of one rotation, so ‖u(a+1) − u(a)‖ is the same for every a
+    and as small as a circle allows (normalised MED 2 sin(πk/p)) — with entries of unit mean square, as N(0, 1)'s;
+    with gcd(k, p) = 1 one frequency suffices to read a + b mod p (Gromov 2023's solution uses this form).
+    ``shuffled``: the same rows with the tokens relabelled by one random permutation (the same point cloud, norms
+    and singular values, no longer uniform in the task's order). Float32."""
+    if math.gcd(k, p) != 1:
+        raise ValueError(f"the frequency k = {k} must be a unit of Z_{p}")
+    g = torch.Generator().manual_seed(seed)
+    n = (d_h + 1) // 2
+    phase = 2 * math.pi * torch.rand(n, 2, generator=g, dtype=torch.float64)
+    tokens = torch.randperm(p, generator=g) if shuffled else torch.arange(p)
+    halves = []
+    for j in range(2):  # U (first operand), V (second)
+        theta = 2 * math.pi * k * tokens[None, :].double() / p + phase[:, j : j + 1]
+        halves.append(math.sqrt(2) * torch.stack([theta.cos(), theta.sin()], 1).reshape(2 * n, p)[:d_h])
+    return torch.cat(halves, 1).float()
+
 
 def quadratic_mlp(W1: torch.Tensor, W2: torch.Tensor, a: torch.Tensor, b: torch.Tensor, p: int) -> torch.Tensor:
     """Outputs (B, p, n) of B nets W₁ (B, d_h, 2p), W₂ (B, p, d_h) on the pairs (a, b) (n each)."""
@@ -36,12 +65,16 @@ class QuadraticMLP(torch.nn.Module):
     output scale α = s (``s²/(D N)``, D = 2p, N = d_h), trained on the loss divided by α² with
     learning rate ∝ 1/α². Input: integer pairs (n, 2); output (n, p)."""
 
-    def __init__(self, p: int, d_h: int, alpha: float = 1.0, seed: int = 0):
+    def __init__(self, p: int, d_h: int, alpha: float = 1.0, seed: int = 0, init: str = "random"):
         super().__init__()
+        one_of("first-layer init", init, INITS)
         g = torch.Generator().manual_seed(seed)
         self.p, self.d_h, self.alpha = p, d_h, alpha
         self.W1 = torch.nn.Parameter(torch.randn(d_h, 2 * p, generator=g))  # (d_h, 2p)
         self.W2 = torch.nn.Parameter(torch.randn(p, d_h, generator=g))  # (p, d_h)
+        if init != "random":  # W₂ as the random init's (seed i against seed i); W₁ from a stream of its own
+            with torch.no_grad():
+                self.W1.copy_(fourier_rows(p, d_h, seed + FOURIER_SEED_OFFSET, shuffled=init == "fourier_shuffled"))
 
     @property
     def W_E(self) -> torch.Tensor:
@@ -51,3 +84,21 @@ class QuadraticMLP(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.W1[:, x[:, 0]] + self.W1[:, self.p + x[:, 1]]  # (d_h, n) = W₁x for one-hot x
         return (self.alpha ** 2 / (2 * self.p * self.d_h)) * (h * h).T @ self.W2.T
+
+
+class LinearisedQuadraticMLP(QuadraticMLP):
+    """Kumar et al. §3's lazy network: the first-order expansion of a :class:`QuadraticMLP` about its
+    initialisation θ₀, f₀ + ∇f(θ₀)·(θ − θ₀), whose tangent kernel stays K₀ however it trains. With h = W₁x:
+    ``c·[W₂ (h₀)² + 2 W₂⁰ (h₀ ⊙ (h − h₀))]``, c = α²/(2p·d_h) — the terms of c·(W₂⁰ + ΔW₂)(h₀ + Δh)² of order
+    at most one in (ΔW₁, ΔW₂). Same parameters (θ₀ kept as buffers) and arguments."""
+
+    def __init__(self, p: int, d_h: int, alpha: float = 1.0, seed: int = 0, init: str = "random"):
+        super().__init__(p, d_h, alpha, seed, init)
+        self.register_buffer("W1_0", self.W1.detach().clone())
+        self.register_buffer("W2_0", self.W2.detach().clone())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h0 = self.W1_0[:, x[:, 0]] + self.W1_0[:, self.p + x[:, 1]]
+        h = self.W1[:, x[:, 0]] + self.W1[:, self.p + x[:, 1]]
+        c = self.alpha ** 2 / (2 * self.p * self.d_h)
+        return c * ((h0 * h0).T @ self.W2.T + 2 * (h0 * (h - h0)).T @ self.W2_0.T)

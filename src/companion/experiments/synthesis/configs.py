@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from companion.experiments.groktransfer.common import WeakModel
 from companion.experiments.groktransfer.modular import SCRATCH_CPU, TRANSFER_CPU, WEAK_ADD, WEAK_ADD_CPU, WEAK_ADD_SMOKE
+from companion.models.quadratic_mlp import INITS
 from companion.profiles import unstated
 from companion.settings import one_of
 from companion.train import TrainConfig
@@ -56,6 +57,8 @@ class Setting:
     train: TrainConfig = field(default_factory=lambda: TrainConfig(steps=50_000, n_evals=40))
     diagnostics: Diagnostics = Diagnostics()
     weak: WeakModel | None = None  # fnn_transfer: the weak model whose embedding is transferred (seed i to seed i)
+    init: str = "random"  # quadratic: the first layer's init (models.quadratic_mlp.INITS; both papers: random)
+    linearised: bool = False  # quadratic: train f₀ + ∇f₀·(θ − θ₀) instead (Kumar et al. §3's lazy network)
     n_seeds: int = unstated(3)  # seeds trained as one batch
     seed: int = unstated(0)  # first seed (data split and initialisation)
 
@@ -66,6 +69,9 @@ class Setting:
         if self.weak is not None and (self.weak.p, self.weak.train_frac) != (self.p, self.train_frac):
             raise ValueError(f"the weak model's task (p = {self.weak.p}, {self.weak.train_frac:.0%}) must be the "
                              f"target's (p = {self.p}, {self.train_frac:.0%})")
+        one_of("first-layer init", self.init, INITS)
+        if (self.init != "random" or self.linearised) and self.kind != "quadratic":
+            raise ValueError(f"init and linearised apply to the quadratic MLP, not to {self.kind!r}")
 
     @property
     def paper(self) -> str:
@@ -155,6 +161,18 @@ def _quadratic_variants(q: Setting) -> dict[str, Setting]:
             "quadratic_wd_alpha_small": replace(q, alpha=ALPHA_SMALL, train=wd)}
 
 
+def _uniform_variants(q: Setting) -> dict[str, Setting]:
+    """The interventions of :data:`.predictions.LINEARISED` and :data:`.predictions.FOURIER` on the quadratic MLP:
+    its linearisation about θ₀, trained as the full net; a uniform first layer at init (Fourier rows), without and
+    with the weight decay of ``quadratic_wd``, and the same rows with the tokens relabelled (the control)."""
+    wd = replace(q.train, weight_decay=DECAY_PER_STEP / q.train.lr)
+    return {"quadratic_linearised": replace(q, linearised=True),
+            "quadratic_fourier": replace(q, init="fourier"),
+            "quadratic_fourier_wd": replace(q, init="fourier", train=wd),
+            "quadratic_fourier_shuffled": replace(q, init="fourier_shuffled"),
+            "quadratic_fourier_shuffled_wd": replace(q, init="fourier_shuffled", train=wd)}
+
+
 
 
 def _transformer_variants(t: Setting) -> dict[str, Setting]:
@@ -173,6 +191,7 @@ def _transformer_variants(t: Setting) -> dict[str, Setting]:
 
 for _base in (PAPER, CPU, SMOKE):
     _base.update(_quadratic_variants(_base["quadratic"]))
+    _base.update(_uniform_variants(_base["quadratic"]))
     _base.update(_transformer_variants(_base["transformer"]))
 PROFILES = {"paper": PAPER, "cpu": CPU, "smoke": SMOKE}
 #: the settings of the four-clocks figure, in the order they are drawn
@@ -180,14 +199,20 @@ CLOCK_SETTINGS = ("transformer", "gu", "quadratic", "fnn_scratch", "fnn_transfer
 #: the weight-decay interventions: weight decay × output scale on the quadratic MLP and on the transformer
 WD_SETTINGS = ("quadratic_alpha_small", "quadratic_wd", "quadratic_wd_alpha_small", "transformer_wd0",
                "transformer_alpha_small", "transformer_wd0_alpha_small")
+#: the lazy network and the uniform first layer at init (each against the quadratic MLP's own run)
+UNIFORM_SETTINGS = ("quadratic_linearised", "quadratic_fourier", "quadratic_fourier_wd", "quadratic_fourier_shuffled",
+                    "quadratic_fourier_shuffled_wd")
 #: every setting trained, in the order they are drawn
-ALL_SETTINGS = CLOCK_SETTINGS + WD_SETTINGS
+ALL_SETTINGS = CLOCK_SETTINGS + WD_SETTINGS + UNIFORM_SETTINGS
 #: settings whose run is an intervention on another (its base, seed i against seed i): left out of the
 #: pooled grokking runs, and read by the "shifts the right way" criterion
 INTERVENTIONS = {"fnn_transfer": "fnn_scratch", "quadratic_alpha_small": "quadratic", "quadratic_wd": "quadratic",
                  "quadratic_wd_alpha_small": "quadratic", "transformer_wd0": "transformer",
-                 "transformer_alpha_small": "transformer", "transformer_wd0_alpha_small": "transformer"}
+                 "transformer_alpha_small": "transformer", "transformer_wd0_alpha_small": "transformer",
+                 "quadratic_linearised": "quadratic", "quadratic_fourier": "quadratic",
+                 "quadratic_fourier_wd": "quadratic_wd", "quadratic_fourier_shuffled": "quadratic",
+                 "quadratic_fourier_shuffled_wd": "quadratic_wd"}
 #: interventions expected to remove grokking (hollow markers): the transferred embedding (Xu et al.) and a
 #: smaller output scale (Kumar et al. Fig. 3a: "at small α, the grokking effect disappears")
 REMOVES_GROKKING = ("fnn_transfer", "quadratic_alpha_small", "quadratic_wd_alpha_small", "transformer_alpha_small",
-                    "transformer_wd0_alpha_small")
+                    "transformer_wd0_alpha_small", "quadratic_fourier", "quadratic_fourier_wd")

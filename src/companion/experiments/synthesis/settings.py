@@ -4,7 +4,8 @@ every paper's run (:mod:`.experiments`).
 * ``transformer`` — :class:`companion.models.transformer.Transformer` on ``[a, b, =]`` (at α ≠ 1
   inside :class:`companion.models.lazy_rich.ScaledTransformer`);
 * ``gu`` — :func:`companion.models.gu.gu_transformer` (W_U ~ N(0, 1/d_model));
-* ``quadratic`` — :class:`companion.models.quadratic_mlp.QuadraticMLP` on ``(a, b)``, MSE;
+* ``quadratic`` — :class:`companion.models.quadratic_mlp.QuadraticMLP` on ``(a, b)``, MSE (its
+  linearisation about θ₀, :class:`~companion.models.quadratic_mlp.LinearisedQuadraticMLP`, when ``linearised``);
 * ``fnn_scratch`` / ``fnn_transfer`` — :class:`companion.models.fnn.FNNModule`, a table embedding
   or GrokTransfer's ``A·B`` with ``A`` the weak model's embedding (seed i from weak seed i, at
   the GrokTransfer chapter's ``partial`` checkpoint);
@@ -32,7 +33,7 @@ from companion.models import fnn
 from companion.models.gu import TabulatedTransformer, gu_config, gu_transformer
 from companion.models.lazy_rich import ScaledTransformer
 from companion.models.linear_teacher_student import LinearStudent
-from companion.models.quadratic_mlp import QuadraticMLP
+from companion.models.quadratic_mlp import LinearisedQuadraticMLP, QuadraticMLP
 from companion.models.transformer import TransformerConfig
 
 
@@ -88,7 +89,8 @@ def build(cfg: Setting, device: str = "cpu") -> tuple[list, list]:
     elif cfg.kind == "gu":
         models = [gu_transformer(gu_config(cfg.p, d_model=cfg.width), seed=cfg.seed + i, tabulated=True) for i in seeds]
     elif cfg.kind == "quadratic":
-        models = [QuadraticMLP(cfg.p, cfg.width, cfg.alpha, seed=cfg.seed + i) for i in seeds]
+        net = LinearisedQuadraticMLP if cfg.linearised else QuadraticMLP
+        models = [net(cfg.p, cfg.width, cfg.alpha, seed=cfg.seed + i, init=cfg.init) for i in seeds]
     else:
         transfer = cfg.kind == "fnn_transfer"
         A = weak_embeddings(cfg, device) if transfer else [None] * cfg.n_seeds

@@ -6,7 +6,9 @@ the clock every diagnostic is set against) and each diagnostic's crossing step
 a fraction ¼, ½ or ¾ of the way from its value at t_tr to its extremum after, in the direction its
 explanation gives it, :data:`DIRECTION`; not observed if it never moves that way by
 :data:`MIN_MOVE` of its size), and the null clocks it must beat (:meth:`RunClocks.null`). Levi et
-al.'s forecast ratio Δt̂/Δt and the threshold elasticity come from the same history. Pooled criteria
+al.'s forecast ratio Δt̂/Δt and their threshold sweep (the test accuracy's climb from 0.5 to 0.95 over the least
+time their mechanism allows, beside the same measurement on a jump at the run's own 0.95 crossing) come from
+the same history. Pooled criteria
 (rank correlation, coverage, lead with a seed-bootstrap interval) are taken over the grokking runs:
 not an intervention, and test accuracy reaching 0.9.
 """
@@ -19,7 +21,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from companion.events import NOT_OBSERVED, first_crossing, observed
-from companion.measures.clocks import MOVE_RTOL, crossing_step, forecast_delay, threshold_elasticity
+from companion.measures.clocks import MOVE_RTOL, crossing_step, forecast_delay, threshold_stretch
 
 #: the accuracy at which each clock is read
 THRESHOLD = 0.9
@@ -53,7 +55,8 @@ class RunClocks:
     forecast: object  # Levi et al.'s Δt̂ at t_tr
     delay: object  # t_test − t_tr
     forecast_ratio: object  # Δt̂ / Δt
-    elasticity: object  # d ln Δt / d ln(1 − θ)
+    stretch: object  # Levi et al.'s threshold sweep: the climb from 0.5 to 0.95 over the least their mechanism allows
+    stretch_null: object  # the same on a jump of the test accuracy at the run's own first logged step ≥ 0.95
     test_loss_rising: bool  # the test loss rises over the logged steps around t_tr
     t_end: int = 0  # the run's last logged step
 
@@ -100,8 +103,20 @@ def run_clocks(hist: dict, setting: str, seed: int, intervention: bool = False, 
     # ratio is inf (> 1, a dynamical transition) whenever a delay was measured
     ratio = fc / delay if observed(fc) and observed(delay) and delay > 0 and not np.isnan(fc) else NOT_OBSERVED
     return RunClocks(setting, seed, intervention, t_tr, t_test, crossing, fc, delay, ratio,
-                     threshold_elasticity(s, hist["test_acc"], t_tr), _rising(s, hist["test_loss"], t_tr),
-                     int(np.asarray(s)[-1]))
+                     threshold_stretch(s, hist["test_acc"], hist["test_loss"], t_tr),
+                     threshold_stretch(s, _jump(s, hist["test_acc"], STRETCH_HI), hist["test_loss"], t_tr),
+                     _rising(s, hist["test_loss"], t_tr), int(np.asarray(s)[-1]))
+
+
+#: the threshold sweep's upper threshold (Levi et al.'s grokking threshold Erf(√2) ≈ 95%, §3.1.3)
+STRETCH_HI = 0.95
+
+
+def _jump(steps, acc, level: float) -> np.ndarray:
+    """The null of the threshold sweep: an accuracy that is 0 before the first logged step at which ``acc``
+    reaches ``level`` and 1 from it (a transition with no width, on the run's own evaluation grid)."""
+    a = np.asarray(acc.detach().cpu() if hasattr(acc, "detach") else acc)
+    return (a >= a.dtype.type(level)).cumsum() > 0
 
 
 def _rising(steps, loss, t_tr) -> bool:
@@ -298,15 +313,15 @@ def figure_points(clocks: list[RunClocks], fraction: float = 0.5, hollow=None) -
 
 
 def clocks_table(clocks: list[RunClocks]) -> str:
-    """Markdown: every run's clocks (½ crossings), forecast ratio and elasticity."""
+    """Markdown: every run's clocks (½ crossings), forecast ratio and threshold stretch (with its jump's)."""
     def f(x) -> str:
         return "not observed" if not observed(x) else (f"{x:.3g}" if isinstance(x, float) else str(x))
 
-    head = ["setting", "seed", "t_tr", "t_test", *CLOCK_DIAGNOSTICS, "Δt̂/Δt", "elasticity", "L_te rising at t_tr"]
+    head = ["setting", "seed", "t_tr", "t_test", *CLOCK_DIAGNOSTICS, "Δt̂/Δt", "S/Ŝ (jump's)", "L_te rising at t_tr"]
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in clocks:
         cells = [c.setting + (" (intervention)" if c.intervention else ""), str(c.seed), f(c.t_tr), f(c.t_test),
                  *[f(c.crossing.get((d, 0.5), "—")) if (d, 0.5) in c.crossing else "—" for d in CLOCK_DIAGNOSTICS],
-                 f(c.forecast_ratio), f(c.elasticity), "yes" if c.test_loss_rising else "no"]
+                 f(c.forecast_ratio), f"{f(c.stretch)} ({f(c.stretch_null)})", "yes" if c.test_loss_rising else "no"]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
