@@ -297,6 +297,65 @@ record.record_laziness(claims, lclocks, labels)
 Markdown(ex.laziness_table(lruns, lclocks, profile, seed) + "\n\n" + ex.laziness_note(profile))
 
 # %% [markdown]
+# ## Three interventions, predicted before their runs
+#
+# The clocks above ask *when* each diagnostic moves. Three interventions ask whether each explanation's
+# mechanism is what the network needs; their predictions are in the library (the table of predictions at the
+# top, rows `threshold`, `linearised` and `uniform init`), written before any of their runs, each with the same
+# measurement on a run that lacks the mechanism.
+#
+# **Levi et al.: is the delay the threshold's?** In their model accuracy is a function of the loss,
+# $A = \mathrm{Erf}(\sqrt{\epsilon/2L})$ (Eq. 9), and "nothing particularly interesting is happening at this
+# threshold" (§3.2): the loss decays exponentially late on (Eq. 10), at a rate that only slows. Accuracy then
+# reaches $\theta$ when $L = \epsilon/(2\,\mathrm{erfinv}(\theta)^2)$, so climbing from 0.5 to 0.95 takes at least
+# $\hat S = (2/r)\ln(\mathrm{erfinv}\,0.95/\mathrm{erfinv}\,0.5)$, with $r$ the test loss's log-decay rate at
+# $t_\mathrm{tr}$ ($\epsilon$ drops out). The sweep reads the climb $S$ between the two crossings after
+# $t_\mathrm{tr}$ (interpolated between logged steps, which can only widen a sharp climb):
+#
+# - `threshold_<setting>` — $S/\hat S \ge \tfrac12$, the ×2 band's lower edge; in the linear model the slowing
+#   decay makes it at least 1. A cross-entropy network whose test loss is *rising* at $t_\mathrm{tr}$ has no
+#   finite $\hat S$: its loss trend would never carry accuracy up, and the ratio reads 0. Control: the same
+#   measurement on a jump of the test accuracy at the run's own first logged step at 0.95 — a transition of no
+#   width, read on the same grid, which must fall below the bound (where it does not, the grid is too coarse to
+#   tell, and a held prediction reads *vacuous*).
+#
+# **Kumar et al.: does the network have to leave its initial kernel?** The lazy network is the first-order
+# expansion of the quadratic MLP about its initialisation, $f_0 + \nabla f(\theta_0)\cdot(\theta - \theta_0)$ —
+# the same parameters, trained with the same loss, learning rate, seeds and steps, but with its tangent kernel
+# frozen at $K_0$ — the regime in which, in Kumar et al.'s words, "the network behaves as a linearized model with
+# features evaluated at initialization" (§1), and from which a network that groks must leave:
+#
+# - `linearised_no_grok` — its test accuracy does not reach 0.9 within the budget, counted over the seeds in which
+#   it fits its training pairs (training accuracy 0.9). Control: the full network, which must reach it.
+#
+# **Gu et al.: is a uniform embedding what generalises?** Their Appendix E asks "can special initialization
+# speed up grokking?" with a structured embedding; here the first layer of the quadratic MLP starts uniform
+# outright: pairs of rows $\sqrt2\cos$, $\sqrt2\sin$ of $2\pi a/p$ with a random phase per pair, so that the
+# tokens sit on a regular $p$-gon in every pair's plane (every token equally far from its neighbours, MED as small
+# as a circle allows), with entries of the same mean square as the random init and the second layer the random
+# run's own, seed for seed:
+#
+# - `uniform_init_sooner` — without weight decay, test accuracy reaches 0.9 at least 10% sooner than from the
+#   random init; `uniform_init_sooner_wd` — the same with the weight decay of the runs above in both arms.
+#   Control: the same rows with the tokens relabelled by a random permutation — the same point cloud, norms and
+#   spectrum, not uniform in the task's order — which must not be 10% sooner.
+# - `uniform_init_aligned_init` (Kumar et al.'s reading of the same start, App. 8: raising the initial alignment
+#   removes grokking) — the uniform start's initial kernel is at least 10% more aligned with the labels than the
+#   random one's, as a ratio of centred alignments; a ratio says "more aligned" only where the random kernel's
+#   alignment is positive, so the seeds in which it is not cannot decide.
+#
+# The table gives each run's start (MED and alignment at step 0), its clocks, where it ended, and how far its
+# kernel moved from $K_0$ (the linearised network's cannot move: a consistency check of the construction).
+
+# %%
+ex.record_threshold(claims, clocks, list(ex.CLOCK_SETTINGS), labels)
+ex.record_linearised(claims, clocks, labels)
+ex.record_fourier(claims, runs, clocks, labels)
+
+# %% tags=["remove-input"]
+Markdown(ex.interventions_table(runs, clocks))
+
+# %% [markdown]
 # ## The critical data fraction across $p$
 #
 # How much of the table must a network see to grok, and how does that change with $p$? Gu et al.

@@ -167,3 +167,34 @@ def test_snapshots_hold_the_parameters_at_the_chosen_evaluation_steps(batched):
                               h["snapshots"]["W_E" if "W_E" in start else next(iter(start))][0])
     with pytest.raises(ValueError, match="evaluation steps"):
         train(model, data, cfg, eval_at=at, snapshot_at=[100])
+
+
+def test_a_hypothesis_whose_control_run_meets_it_too_is_vacuous(tmp_path):
+    from companion.claims import ControlRun
+    from companion.events import NOT_OBSERVED
+
+    c = Claims("synthesis", "cpu", directory=tmp_path)
+    sooner = Prediction("Gu et al.", "sooner", less_than(0.9), "not sooner")
+    failing = ControlRun("relabelled", "no structure", per_seed=[1.1, 1.0, 1.2])
+    passing = ControlRun("relabelled", "no structure", per_seed=[1.1, 0.5, 1.2])  # seed 1 meets it too
+    held = c.hypothesis("held", ref="r", setting="s", quantity="q", prediction=sooner, basis="b",
+                        per_seed=[0.5, 0.6, 0.4], controls=[failing])
+    empty = c.hypothesis("empty", ref="r", setting="s", quantity="q", prediction=sooner, basis="b",
+                         per_seed=[0.5, 0.6, 0.4], controls=[passing])
+    assert held.verdict == "supported" and held.controls[0]["seeds_held"] == 0
+    assert empty.verdict == "vacuous" and "relabelled" in empty.vacuous and "1 seed" in empty.vacuous
+    # a seed that cannot decide does not let its control decide either
+    skip = c.hypothesis("skip", ref="r", setting="s", quantity="q", prediction=sooner, basis="b",
+                        per_seed=[0.5, NOT_OBSERVED, 0.4, 0.3], applicable=[True, False, True, True],
+                        controls=[ControlRun("relabelled", "no structure", per_seed=[1.1, 0.5, 1.2, 1.0])])
+    assert skip.verdict == "supported"
+    # a refuted prediction stays refuted whatever the control does
+    assert c.hypothesis("no", ref="r", setting="s", quantity="q", prediction=sooner, basis="b",
+                        per_seed=[1.5, 1.6, 1.4], controls=[passing]).verdict == "refuted"
+    # no deciding seed: not applicable, with the reason given
+    none = c.hypothesis("none", ref="r", setting="s", quantity="q", prediction=sooner, basis="b",
+                        per_seed=[NOT_OBSERVED] * 3, applicable=[False] * 3, why_not="the base is not positive")
+    assert none.verdict == "not applicable" and none.undecided == "the base is not positive"
+    with pytest.raises(ValueError, match="per_seed"):
+        c.hypothesis("pooled", ref="r", setting="s", quantity="q", prediction=sooner, basis="b", measured=0.5,
+                     controls=[failing])

@@ -386,12 +386,11 @@ def test_uniformity_reads_each_med_where_the_finding_says():
 
     scratch = [run([0.0, 0.2, 0.95, 1.0], [1.4, 1.3, 0.8, 0.7]), run([0.0, 0.1, 0.2, 0.3], [1.2, 1.2, 1.1, 1.0])]
     transfer = [run([0.0, 0.5, 0.8, 0.85], [0.3, 0.2, 0.1, 0.08]), run([0.0, 0.5, 0.92, 0.95], [0.4, 0.2, 0.1, 0.1])]
-    clocks = [ex.RunClocks("fnn_scratch", 0, False, 20, 20, {}, NOT_OBSERVED, 0, NOT_OBSERVED, NOT_OBSERVED, False),
-              ex.RunClocks("fnn_scratch", 1, False, 20, NOT_OBSERVED, {}, NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED,
-                           NOT_OBSERVED, False),
-              ex.RunClocks("fnn_transfer", 0, True, 20, NOT_OBSERVED, {}, NOT_OBSERVED, NOT_OBSERVED, NOT_OBSERVED,
-                           NOT_OBSERVED, False),
-              ex.RunClocks("fnn_transfer", 1, True, 20, 20, {}, NOT_OBSERVED, 0, NOT_OBSERVED, NOT_OBSERVED, False)]
+    no = NOT_OBSERVED
+    clocks = [ex.RunClocks("fnn_scratch", 0, False, 20, 20, {}, no, 0, no, no, no, False),
+              ex.RunClocks("fnn_scratch", 1, False, 20, no, {}, no, no, no, no, no, False),
+              ex.RunClocks("fnn_transfer", 0, True, 20, no, {}, no, no, no, no, no, False),
+              ex.RunClocks("fnn_transfer", 1, True, 20, 20, {}, no, 0, no, no, no, False)]
     u = ex.uniformity({"fnn_scratch": scratch, "fnn_transfer": transfer}, clocks)
     assert u.grokked[0] == 0.8 and not observed(u.grokked[1])
     assert u.transfer_ratio[0] == pytest.approx(0.08 / 0.8) and not observed(u.transfer_ratio[1])
@@ -405,3 +404,83 @@ def test_every_setting_of_the_four_clocks_gets_its_own_colour():
     colours = figures.distinct_colours(len(ex.ALL_SETTINGS))
     assert len(set(colours)) == len(ex.ALL_SETTINGS)
     assert figures.COLOURS["param_sq"] != figures.COLOURS["med_invariant"]
+
+
+def test_linearised_quadratic_mlp_is_the_first_order_expansion_by_jvp():
+    """f₀ + ∇f(θ₀)·Δ computed by forward-mode autodiff of the full net (torch.func.jvp), against the class's
+    closed form; at θ₀ both nets agree and so do their gradients (the same tangent kernel)."""
+    from torch.func import functional_call, jvp
+
+    from companion.models.quadratic_mlp import LinearisedQuadraticMLP, QuadraticMLP
+
+    p, d_h = 7, 12
+    full, lin = QuadraticMLP(p, d_h, alpha=0.7, seed=3).double(), LinearisedQuadraticMLP(p, d_h, 0.7, seed=3).double()
+    x = torch.cartesian_prod(torch.arange(p), torch.arange(p))
+    torch.testing.assert_close(lin(x), full(x))
+    g_full = torch.autograd.grad(full(x).square().sum(), [full.W1, full.W2])
+    g_lin = torch.autograd.grad(lin(x).square().sum(), [lin.W1, lin.W2])
+    for a, b in zip(g_full, g_lin):
+        torch.testing.assert_close(a, b)
+    theta0 = {k: v.detach().clone() for k, v in full.named_parameters()}
+    delta = {k: 0.3 * torch.randn_like(v, generator=torch.Generator().manual_seed(1)) for k, v in theta0.items()}
+    f0, df = jvp(lambda th: functional_call(full, th, (x,)), (theta0,), (delta,))
+    with torch.no_grad():
+        lin.W1 += delta["W1"]
+        lin.W2 += delta["W2"]
+    torch.testing.assert_close(lin(x), f0 + df)
+    assert not torch.allclose(lin(x), functional_call(full, {k: theta0[k] + delta[k] for k in theta0}, (x,)))
+
+
+def test_fourier_rows_are_a_regular_polygon_per_pair_and_the_shuffled_rows_the_same_cloud():
+    import math
+
+    from companion.measures.embedding import med_normalised
+    from companion.models.quadratic_mlp import QuadraticMLP, fourier_rows
+
+    p, d_h = 11, 9
+    W = fourier_rows(p, d_h, seed=5).double()
+    assert W.shape == (d_h, 2 * p) and W.square().mean().item() == pytest.approx(1.0, abs=0.07)
+    U = W[: d_h - 1, :p]  # whole (cos, sin) pairs
+    steps = (U.roll(-1, dims=1) - U).norm(dim=0)  # ‖u(a+1) − u(a)‖, a + 1 mod p
+    assert torch.allclose(steps, steps[0].expand_as(steps))  # every token equidistant from its neighbour
+    assert steps[0].item() == pytest.approx(math.sqrt(d_h - 1) * 2 * math.sin(math.pi / p))  # chord of the p-gon
+    S = fourier_rows(p, d_h, seed=5, shuffled=True).double()
+    torch.testing.assert_close(torch.linalg.svdvals(S[:, :p]), torch.linalg.svdvals(W[:, :p]))
+    assert med_normalised(S[:, :p].T, p) > 2 * med_normalised(W[:, :p].T, p)
+    random, uniform = QuadraticMLP(p, d_h, seed=2), QuadraticMLP(p, d_h, seed=2, init="fourier")
+    torch.testing.assert_close(random.W2, uniform.W2)  # seed i against seed i: only the first layer differs
+    with pytest.raises(ValueError, match="unit"):
+        fourier_rows(12, 4, 0, k=2)
+    with pytest.raises(ValueError, match="init"):
+        ex.Setting(kind="transformer", init="fourier")
+
+
+def test_the_three_interventions_are_recorded_against_their_controls(tmp_path):
+    jump = _hist(300)
+    slow = dict(_hist(300), test_loss=np.exp(-jump["step"] / 40.0))  # a loss trend fast enough for the climb
+    runs = {"quadratic": [_with_med(_hist(t)) for t in (300, 1000, 3000)],
+            "quadratic_wd": [_with_med(_hist(t)) for t in (300, 1000, 3000)],
+            "quadratic_linearised": [_with_med(dict(_hist(1e6)))] * 3,  # fits, never generalises
+            "quadratic_fourier": [_with_med(_hist(t * 2)) for t in (300, 1000, 3000)],  # later, not sooner
+            "quadratic_fourier_wd": [_with_med(_hist(t / 2)) for t in (300, 1000, 3000)],  # sooner
+            "quadratic_fourier_shuffled": [_with_med(_hist(t)) for t in (300, 1000, 3000)],
+            "quadratic_fourier_shuffled_wd": [_with_med(_hist(t / 2)) for t in (300, 1000, 3000)],  # sooner too
+            "slow": [slow] * 3}
+    for h in runs["quadratic"]:
+        h["alignment"] = h["alignment"] - 2  # a negative initial alignment: no ratio can say "more aligned"
+    clocks = ex.all_clocks(runs, ex.INTERVENTIONS)
+    claims = Claims("synthesis", "cpu", directory=tmp_path)
+    labels = {n: n for n in runs}
+    ex.record_threshold(claims, clocks, ["quadratic", "slow"], labels)
+    ex.record_linearised(claims, clocks, labels)
+    ex.record_fourier(claims, runs, clocks, labels)
+    v = {c.id: c for c in claims.records}
+    assert v["threshold_quadratic"].verdict == "refuted"  # the test loss falls too slowly for so sharp a climb
+    assert v["threshold_slow"].verdict in ("supported", "vacuous") and v["threshold_slow"].controls
+    assert v["linearised_no_grok"].verdict == "supported"
+    assert v["linearised_no_grok"].controls[0]["seeds_held"] == 0  # the full network does reach 0.9
+    assert v["uniform_init_sooner"].verdict == "refuted"
+    assert v["uniform_init_sooner_wd"].verdict == "vacuous"  # the relabelled rows are as much sooner
+    assert v["uniform_init_aligned_init"].verdict == "not applicable"
+    assert "not positive" in v["uniform_init_aligned_init"].undecided
+    assert "| quadratic_linearised | 0 |" in ex.interventions_table(runs, clocks)

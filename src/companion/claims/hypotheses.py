@@ -63,19 +63,23 @@ def _positive(x: Any) -> bool:
 def decide_hypothesis(chapter: str, profile: str, id: str, *, ref: str, setting: str, quantity: str,
                       prediction: Prediction, measured: Any = None, per_seed: list | None = None,
                       rule: Rule = ALL_SEEDS, basis: str | None = None, group: str | None = None,
-                      applicable: list | None = None, nulls: dict | None = None) -> Claim:
+                      applicable: list | None = None, nulls: dict | None = None,
+                      controls: list | None = None, why_not: str | None = None) -> Claim:
     """The record of one hypothesis (kind ``"hypothesis"``): ``prediction.expected`` decides
     ``measured`` or ``per_seed`` (aggregated by ``rule`` as for a claim of the paper). ``ref`` is
     where the explanation comes from (``"Kumar et al. §5"``); ``basis`` says why the bound follows
     from it (required at cpu and paper).
 
     ``applicable`` (per seed): whether the event the test needs happened — a test clock that never
-    arrived. Only those seeds decide; with none the verdict is ``not applicable``, never ``refuted``.
+    arrived. Only those seeds decide; with none the verdict is ``not applicable``, never ``refuted`` (``why_not``
+    says what was missing, when it is not a test clock).
     ``nulls`` (name → per-seed t_null / t_test, for a clock ratio t_cross / t_test): a supported
     hypothesis whose clock does not beat the best null clock by :data:`NULL_FACTOR` in every deciding
     seed (:func:`null_beaten`) is ``vacuous``: a clock that knows only the train clock and the run's
     length does as well. With ``measured`` (a pooled criterion), ``nulls`` maps each null clock to the same
-    criterion computed on it: a supported hypothesis that a null clock meets too is ``vacuous``."""
+    criterion computed on it: a supported hypothesis that a null clock meets too is ``vacuous``.
+    ``controls`` (per-seed :class:`~companion.claims.ControlRun` records: the same measurement on runs without the
+    mechanism): a supported hypothesis that a control meets in some deciding seed is ``vacuous`` too."""
     if (measured is None) == (per_seed is None):
         raise ValueError(f"hypothesis {id!r}: give exactly one of measured= and per_seed=")
     if profile in STRICT_PROFILES and not basis:
@@ -91,7 +95,7 @@ def decide_hypothesis(chapter: str, profile: str, id: str, *, ref: str, setting:
             shown, margin = NOT_OBSERVED, None
             extra["seeds_held"] = 0
             outcome = "not applicable"
-            undecided = "the event the test needs (its test clock) never arrived in any seed"
+            undecided = why_not or "the event the test needs (its test clock) never arrived in any seed"
         else:
             holds, shown, k, margin = decide(expected, deciding, rule)
             extra["seeds_held"] = k
@@ -127,6 +131,19 @@ def decide_hypothesis(chapter: str, profile: str, id: str, *, ref: str, setting:
             if outcome == "supported" and passing:
                 outcome = "vacuous"
                 vacuous = f"the {passing[0]['name']} meets it too ({_fmt(passing[0]['measured'])})"
+    if controls and per_seed is not None:
+        ok = [bool(a) for a in applicable] if applicable is not None else [True] * len(per_seed)
+        rows = [dict(name=c.name, why=c.why, per_seed=[_plain(v) for v in c.per_seed], measured=None,
+                     seeds_held=sum(expected.holds(_plain(v)) for v, a in zip(c.per_seed, ok) if a),
+                     passes=any(expected.holds(_plain(v)) for v, a in zip(c.per_seed, ok) if a)) for c in controls]
+        extra["controls"] = extra.get("controls", []) + rows
+        passing = [r for r in rows if r["passes"]]
+        if outcome == "supported" and passing:
+            outcome = "vacuous"
+            vacuous = (f"the control ({passing[0]['name']}) meets it too in {passing[0]['seeds_held']} seed(s): "
+                       f"{', '.join(_fmt(v) for v in passing[0]['per_seed'])}")
+    elif controls:
+        raise ValueError(f"hypothesis {id!r}: controls= needs per_seed= (one value per seed, as the run's)")
     return Claim(id, ref, prediction.says, shown, str(expected), outcome, profile, chapter, quantity=quantity,
                  basis=basis, kind="hypothesis", margin=margin, undecided=undecided, vacuous=vacuous,
                  explanation=prediction.paper, setting=setting, refuted_if=prediction.refuted_if, group=group,

@@ -118,12 +118,13 @@ class Claims:
     def hypothesis(self, id: str, *, ref: str, setting: str, quantity: str, prediction: Prediction,
                    measured: Any = None, per_seed: list | None = None, rule: Rule = ALL_SEEDS,
                    basis: str | None = None, group: str | None = None, applicable: list | None = None,
-                   nulls: dict | None = None) -> Claim:
+                   nulls: dict | None = None, controls: list | None = None, why_not: str | None = None) -> Claim:
         """Record a test of one paper's explanation in ``setting``:
         :func:`companion.claims.hypotheses.decide_hypothesis`."""
         return self._add(decide_hypothesis(self.chapter, self.profile, id, ref=ref, setting=setting, quantity=quantity,
                                            prediction=prediction, measured=measured, per_seed=per_seed, rule=rule,
-                                           basis=basis, group=group, applicable=applicable, nulls=nulls))
+                                           basis=basis, group=group, applicable=applicable, nulls=nulls,
+                                           controls=controls, why_not=why_not))
 
     def verdict_table(self, records: list[Claim] | None = None):
         """The hypotheses' verdicts, explanation by setting (:func:`companion.claims.hypotheses.verdict_table`),

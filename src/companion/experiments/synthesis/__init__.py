@@ -5,6 +5,7 @@
 * :mod:`.experiments` — the cached runs, with every diagnostic recorded at the same steps;
 * :mod:`.predictions` — what each explanation predicts, fixed before any run;
 * :mod:`.interventions` — transfer against laziness (kernel regression with a target's K₀);
+* :mod:`.record_interventions` — the three interventions (threshold sweep, linearised network, uniform init);
 * :mod:`.laziness` — laziness × transfer: GrokTransfer's FNN at Kumar et al.'s output scales α;
 * :mod:`.critical` — the critical training fraction across p (Gu et al. Thm 3.12 against Levi et al.'s λ*);
 * :mod:`.summaries` — the four clocks, Levi et al.'s forecast ratio, the pooled criteria.
@@ -22,6 +23,7 @@ from companion.experiments.synthesis.configs import (  # noqa: F401  (the chapte
     PAPER_OF,
     PROFILES,
     REMOVES_GROKKING,
+    UNIFORM_SETTINGS,
     WD_SETTINGS,
     Diagnostics,
     Setting,
@@ -55,10 +57,18 @@ from companion.experiments.synthesis.predictions import (  # noqa: F401
     CRITERIA,
     CRITICAL,
     EXPLAINS,
+    FOURIER,
     LAZINESS,
     LAZY,
+    LINEARISED,
     PREDICTIONS,
+    THRESHOLD_SWEEP,
     WEIGHT_DECAY,
+)
+from companion.experiments.synthesis.record_interventions import (  # noqa: F401
+    record_fourier,
+    record_linearised,
+    record_threshold,
 )
 from companion.experiments.synthesis.summaries import (  # noqa: F401
     CLOCK_DIAGNOSTICS,
@@ -84,6 +94,7 @@ from companion.experiments.synthesis.tables import (  # noqa: F401
     critical_table,
     departure_pairs,
     findings,
+    interventions_table,
     laziness_note,
     laziness_table,
     lazy_summary,

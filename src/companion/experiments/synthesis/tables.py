@@ -6,12 +6,22 @@ from __future__ import annotations
 import math
 
 from companion.events import observed
-from companion.experiments.synthesis.configs import ALL_SETTINGS, PAPER, PAPER_OF, Setting
+from companion.experiments.synthesis.configs import ALL_SETTINGS, PAPER, PAPER_OF, UNIFORM_SETTINGS, Setting
 from companion.experiments.synthesis.critical import CRITICAL as CRIT_PAPER
 from companion.experiments.synthesis.critical import critical_config
 from companion.experiments.synthesis.experiments import setting
 from companion.experiments.synthesis.laziness import ScaledFNN, arm_name, kernel_distance_at_stop, not_run
-from companion.experiments.synthesis.predictions import CRITERIA, CRITICAL, LAZINESS, LAZY, PREDICTIONS, WEIGHT_DECAY
+from companion.experiments.synthesis.predictions import (
+    CRITERIA,
+    CRITICAL,
+    FOURIER,
+    LAZINESS,
+    LAZY,
+    LINEARISED,
+    PREDICTIONS,
+    THRESHOLD_SWEEP,
+    WEIGHT_DECAY,
+)
 from companion.experiments.synthesis.record import LAZINESS_OF
 from companion.experiments.synthesis.summaries import norm_ratio
 
@@ -55,11 +65,13 @@ def settings_table(cfgs: dict[str, Setting], labels: dict[str, str]) -> str:
 
 
 def predictions_table() -> str:
-    """Every prediction (:data:`.predictions.PREDICTIONS`, :data:`.predictions.CRITERIA`) as fixed in the library."""
+    """Every prediction of :mod:`.predictions` as fixed in the library."""
     rows = ["| test | explanation | prediction | decided by | refuted if |", "|---|---|---|---|---|"]
     tests = {**PREDICTIONS, **{f"pooled: {k}": v for k, v in CRITERIA.items()},
              **{f"lazy: {k}": v for k, v in LAZY.items()}, **{f"wd: {k}": v for k, v in WEIGHT_DECAY.items()},
-             **{f"critical: {k}": v for k, v in CRITICAL.items()}, **{f"α: {k}": v for k, v in LAZINESS.items()}}
+             **{f"critical: {k}": v for k, v in CRITICAL.items()}, **{f"α: {k}": v for k, v in LAZINESS.items()},
+             "threshold": THRESHOLD_SWEEP, **{f"linearised: {k}": v for k, v in LINEARISED.items()},
+             **{f"uniform init: {k}": v for k, v in FOURIER.items()}}
     for k, p in tests.items():
         rows.append(f"| `{k}` | {p.paper} | {_cell(p.says)} | {_cell(p.expected)} | {_cell(p.refuted_if)} |")
     return "\n".join(rows)
@@ -226,3 +238,19 @@ def uniformity_summary(u, threshold: float = 0.9) -> str:
             f"accuracy reaches {threshold:g} — so the transferred embeddings are {f(u.transfer_ratio, '.2f')} of the "
             f"grokked ones. Their test accuracy ends at {f(u.transfer_final_acc)}; {reached} of "
             f"{len(u.transfer_t_test)} transferred targets reached {threshold:g} in the budget.")
+
+
+def interventions_table(runs: dict, clocks: list, names=UNIFORM_SETTINGS, base=("quadratic", "quadratic_wd")) -> str:
+    """Markdown: the quadratic MLP's interventions beside its own runs, per seed — its first layer's
+    relabelling-invariant MED and the kernel's centred alignment at step 0, the train and test clocks, the final
+    accuracies and how far the kernel moved from K₀ by the end."""
+    by = {(c.setting, c.seed): c for c in clocks}
+    rows = ["| setting | seed | MED at step 0 | alignment at step 0 | t_tr | t_test | final train / test accuracy | "
+            "1 − cos(K, K₀) at the end |", "|---|---|---|---|---|---|---|---|"]
+    for n in (*base, *names):
+        for h, c in zip(runs.get(n, []), [c for c in clocks if c.setting == n]):
+            c = by[(n, c.seed)]
+            rows.append(f"| {n} | {c.seed} | {float(h['med_invariant'][0]):.3g} | {float(h['alignment'][0]):.3g} | "
+                        f"{_f(c.t_tr)} | {_f(c.t_test)} | {float(h['train_acc'][-1]):.3f} / "
+                        f"{float(h['test_acc'][-1]):.3f} | {float(h['kernel_distance'][-1]):.2g} |")
+    return "\n".join(rows)
