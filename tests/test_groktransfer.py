@@ -15,7 +15,7 @@ from companion.models import fnn as G
 from companion.models import xor_net
 from companion.settings import ParameterError
 from companion.train import grokfast
-from companion.train.groktransfer import EnsembleTraining, train_ensemble, train_target_fl, train_xor
+from companion.train.groktransfer import EnsembleTraining, XorTraining, train_ensemble, train_target_fl, train_xor
 
 
 def _toy_data(seed=0, n=60, V=11):
@@ -120,7 +120,7 @@ def test_lemma_3_1_three_neurons_at_most_75_percent():
     assert xor_net.sign_acc(f, d.y).max() <= 0.75
     tr, te = X.xor_data(200, 2, 0), X.xor_data(50, 2, 1)
     W, a = xor_net.init(4, 2, 3, 0.1, 0.01, 0)
-    h = train_xor(W, a, tr, te, 0.0, 0.1, 0.0, 300, 300)
+    h = train_xor(W, a, tr, te, 0.0, XorTraining(0.1, 0.0, 300, 300))
     trained = (torch.relu(xor_net.preact(h["W"], d, torch.zeros(4))) * h["a"][:, None]).sum(-1)
     assert xor_net.sign_acc(trained, d.y).max() <= 0.75
     Wb = torch.tensor([[1.0, -1, 1, -1], [1, -1, -1, 1]])[None]
@@ -135,7 +135,7 @@ def test_xor_training_is_gd_with_weight_decay():
     tr, te = X.xor_data(30, 12, 0), X.xor_data(20, 12, 1)
     eps, lr, wd, steps = torch.tensor([0.2, 0.5]), 0.1, 0.1, 6
     W0, a0 = xor_net.init(2, 12, 4, 0.3, 0.3, 1)
-    h = train_xor(W0, a0, tr, te, eps, lr, wd, steps, eval_every=2)
+    h = train_xor(W0, a0, tr, te, eps, XorTraining(lr, wd, steps, eval_every=2))
     assert list(h["step"]) == [0, 2, 4, 6]
     for m in range(2):
         x, W, a = tr.x(float(eps[m])).double(), W0[m].double(), a0[m].double()
@@ -456,8 +456,8 @@ def test_xor_stop_at_keeps_the_curves_up_to_the_stop():
     quarter past the step where every member has reached ``stop_at`` test accuracy."""
     tr, te = X.xor_data(40, 6, 0), X.xor_data(200, 6, 1)
     W0, a0 = xor_net.init(2, 6, 32, None, None, 0)
-    full = train_xor(W0, a0, tr, te, 0.3, 0.1, 0.0, 120, eval_every=4)
-    cut = train_xor(W0, a0, tr, te, 0.3, 0.1, 0.0, 120, eval_every=4, stop_at=0.9)
+    full = train_xor(W0, a0, tr, te, 0.3, XorTraining(0.1, 0.0, 120, eval_every=4))
+    cut = train_xor(W0, a0, tr, te, 0.3, XorTraining(0.1, 0.0, 120, eval_every=4, stop_at=0.9))
     reached = max(first_crossing(full["step"], t, 0.9) for t in full["test_acc"])
     assert reached < 120, "the toy run must reach the bar"
     n = len(cut["step"])

@@ -257,7 +257,7 @@ def test_batched_scaled_transformers_equal_one_at_a_time():
     from companion.models.lazy_rich import ScaledTransformer
     from companion.models.transformer import Transformer, TransformerConfig
     from companion.train import TrainConfig, train
-    from companion.train.lazy_rich_transformer import train_scaled_transformers
+    from companion.train.lazy_rich_transformer import TransformerTraining, train_scaled_transformers
 
     tc = TransformerConfig(p=7, d_model=16, d_mlp=64, n_heads=2)
     datas = [modular_arithmetic(7, "add", 0.5, s) for s in (0, 1)]
@@ -268,12 +268,12 @@ def test_batched_scaled_transformers_equal_one_at_a_time():
            for k, (a, w) in enumerate(runs)]
     both = train_scaled_transformers([ScaledTransformer(Transformer(tc, seed=k), 7, 1.0) for k in (0, 1)], datas,
                                      [a for a, _ in runs], [1e-3 / a ** 2 for a, _ in runs], [w for _, w in runs],
-                                     steps, la)
+                                     TransformerTraining(steps, tuple(la)))
     for key in ("train_loss", "test_loss"):
         np.testing.assert_allclose(both[key], np.stack([h[key] for h in one]), rtol=1e-4)
     # stopping once every member's losses have reached the level: at the first logged step for a loose level
     early = train_scaled_transformers([ScaledTransformer(Transformer(tc, seed=0), 7, 1.0)], datas[:1], [0.5],
-                                      [4e-3], [1.0], steps, la, stop_level=100.0)
+                                      [4e-3], [1.0], TransformerTraining(steps, tuple(la), stop_level=100.0))
     assert list(early["step"]) == [0] and early["train_loss"].shape == (1, 1)
 
 
@@ -284,7 +284,7 @@ def test_finished_members_leave_the_batch():
     from companion.data.modular import modular_arithmetic
     from companion.models.lazy_rich import ScaledTransformer
     from companion.models.transformer import Transformer, TransformerConfig
-    from companion.train.lazy_rich_transformer import train_scaled_transformers
+    from companion.train.lazy_rich_transformer import TransformerTraining, train_scaled_transformers
 
     tc = TransformerConfig(p=7, d_model=16, d_mlp=64, n_heads=2)
     ds = [modular_arithmetic(7, "add", 0.5, s) for s in (0, 1)]
@@ -293,7 +293,8 @@ def test_finished_members_leave_the_batch():
 
     def run(level):  # tested on the training set, so member 0's losses both fall; member 1 does not move
         return train_scaled_transformers([ScaledTransformer(Transformer(tc, seed=k), 7, 1.0) for k in (0, 1)], datas,
-                                         [0.5, 1.0], [1e-2, 0.0], [1.0, 1.0], 30, la, stop_level=level)
+                                         [0.5, 1.0], [1e-2, 0.0], [1.0, 1.0],
+                                         TransformerTraining(30, tuple(la), stop_level=level))
 
     full = run(None)
     level = float(full["train_loss"][0, 4])
@@ -310,7 +311,7 @@ def test_linearised_transformers():
     from companion.measures.kernels import linearise
     from companion.models.lazy_rich import ScaledTransformer
     from companion.models.transformer import Transformer, TransformerConfig
-    from companion.train.lazy_rich_transformer import train_linearised_transformers
+    from companion.train.lazy_rich_transformer import TransformerTraining, train_linearised_transformers
 
     tc = TransformerConfig(p=7, d_model=16, d_mlp=64, n_heads=2)
     datas = [modular_arithmetic(7, "add", 0.5, s) for s in (0, 1)]
@@ -318,7 +319,8 @@ def test_linearised_transformers():
 
     def run(seeds):
         return train_linearised_transformers([ScaledTransformer(Transformer(tc, seed=k), 7, 1.0) for k in seeds],
-                                             datas[:len(seeds)], linearise, 1.0, 1e-2, 2.0, 20, la)
+                                             datas[:len(seeds)], linearise, 1.0, 1e-2, 2.0,
+                                             TransformerTraining(20, tuple(la)))
 
     one, two = run((0,)), run((0, 1))
     for key in ("train_loss", "test_loss", "lin_train", "lin_test"):

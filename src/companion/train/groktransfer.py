@@ -115,14 +115,27 @@ def train_ensemble(P: dict, spec: FNNSpec, data, how: EnsembleTraining, device: 
     return out
 
 
-def train_xor(W, a, train_data: XORData, test_data: XORData, eps, lr: float, weight_decay: float, steps: int,
-          eval_every: int = 1, stop_at: float | None = None, stop_patience: float = 0.25) -> dict:
-    """Full-batch GD on the exponential loss (Sec. 3.1) for every member (``torch.optim.SGD``
+@dataclass(frozen=True)
+class XorTraining:
+    """How :func:`train_xor` trains its members: full-batch gradient descent on the exponential loss (Xu et al.
+    §3.1, Thm 3.1), one learning rate and weight decay for every member."""
+
+    lr: float  # gradient descent's step size
+    weight_decay: float  # torch.optim.SGD's (coupled) weight decay
+    steps: int  # full-batch steps
+    eval_every: int = 1  # steps between logged evaluations (and the last)
+    stop_at: float | None = None  # once every member's test accuracy reached it (first logged step r where all
+    # have), training ends at the first logged step ≥ r·(1 + stop_patience)
+    stop_patience: float = 0.25
+
+
+def train_xor(W, a, train_data: XORData, test_data: XORData, eps, how: XorTraining) -> dict:
+    """Full-batch GD on the exponential loss (Sec. 3.1) for every member as ``how`` says (``torch.optim.SGD``
     with weight decay, shared lr); returns the history (``step`` (T,), ``train_acc``,
-    ``test_acc``, ``train_loss`` (M, T)) and the trained ``W``, ``a``. ``stop_at``: once every
-    member's test accuracy has reached it (at the first logged step r where all have), training
-    ends at the first logged step ≥ r·(1 + ``stop_patience``); no first crossing at or below
-    ``stop_at`` changes."""
+    ``test_acc``, ``train_loss`` (M, T)) and the trained ``W``, ``a``. With ``how.stop_at`` no first crossing
+    at or below it changes."""
+    lr, weight_decay, steps, eval_every = how.lr, how.weight_decay, how.steps, how.eval_every
+    stop_at, stop_patience = how.stop_at, how.stop_patience
     eps = torch.as_tensor(eps, dtype=torch.float32).to(W.device).expand(W.shape[0])
     W, a = W.clone().requires_grad_(True), a.clone().requires_grad_(True)
     opt = make_optimizer([W, a], "sgd", lr, weight_decay)

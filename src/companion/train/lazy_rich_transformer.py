@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
@@ -15,13 +17,27 @@ from companion.train.optim import BatchedOptimizer
 Tensor = torch.Tensor
 
 
-def train_scaled_transformers(models, datas, alphas, lrs, wds, steps: int, log_at, betas=(0.9, 0.98),
-                              warmup: int = 10, stop_level: float | None = None) -> dict:
+@dataclass(frozen=True)
+class TransformerTraining:
+    """How Kumar et al.'s transformers train (Fig. 6b follows Nanda et al.: full-batch AdamW with a linear
+    warm-up), shared by every member of a program; each member's α, learning rate and weight decay are passed
+    beside it."""
+
+    steps: int  # full-batch AdamW steps
+    log_at: tuple  # the logged steps (integers, increasing)
+    betas: tuple = (0.9, 0.98)  # Nanda et al.'s AdamW betas
+    warmup: int = 10  # steps of linear learning-rate warm-up
+    stop_level: float | None = None  # train_scaled_transformers: a member leaves once both its losses reached it
+    stop_rel: float | None = None  # train_linearised_transformers: stop once every network's train loss halved and
+    # left its linearisation's by more than this (relative)
+
+
+def train_scaled_transformers(models, datas, alphas, lrs, wds, how: TransformerTraining) -> dict:
     """Figs. 6b and 12: K transformers with centred, α-scaled logits as one tensor program.
 
     ``models[k]`` computes ``f − f0`` (:class:`~companion.models.lazy_rich.ScaledTransformer` with
     α = 1) and member k's logits are ``alphas[k]·(f − f0)``; it trains on ``datas[k]`` (training
-    sets of one size) by full-batch AdamW with its own ``lrs[k]`` and ``wds[k]``
+    sets of one size) by full-batch AdamW with its own ``lrs[k]`` and ``wds[k]`` as ``how`` says
     (:class:`~companion.train.optim.BatchedOptimizer`, linear warm-up), the cross-entropy taken in
     float64 — what :func:`companion.train.train` does for each member alone. The parameters are
     stacked and the forward ``vmap``-ed (:class:`~companion.train.ensemble.Ensemble`). With
@@ -31,6 +47,7 @@ def train_scaled_transformers(models, datas, alphas, lrs, wds, steps: int, log_a
     no member is left. Returns ``(K, n_logged)`` arrays and ``step``."""
     from torch.func import functional_call, vmap
 
+    steps, log_at, betas, warmup, stop_level = how.steps, how.log_at, how.betas, how.warmup, how.stop_level
     ens = Ensemble(models)
     params = ens.parameters()
     K = len(models)
@@ -82,8 +99,8 @@ def train_scaled_transformers(models, datas, alphas, lrs, wds, steps: int, log_a
     return out
 
 
-def train_linearised_transformers(models, datas, linearise, alpha: float, lr: float, wd: float, steps: int, log_at,
-                                  betas=(0.9, 0.98), warmup: int = 10, stop_rel: float | None = None) -> dict:
+def train_linearised_transformers(models, datas, linearise, alpha: float, lr: float, wd: float,
+                                  how: TransformerTraining) -> dict:
     """App. 14 Fig. 13c: K transformers with centred, α-scaled logits (one per seed) and, beside
     each, its linearisation ``f(θ₀) + J(θ₀)(θ − θ₀)`` about its own initialisation
     (``linearise(module, θ₀)``: :func:`companion.measures.kernels.linearise`, one ``torch.func.jvp``
@@ -91,12 +108,13 @@ def train_linearised_transformers(models, datas, linearise, alpha: float, lr: fl
     trained the same way: full-batch AdamW (``lr``, ``wd``, linear warm-up), cross-entropy in
     float64, all 2K models one tensor program (the linearised forward ``vmap``-ed over members).
 
-    With ``stop_rel`` training stops at the first logged step by which every member's network
+    With ``how.stop_rel`` training stops at the first logged step by which every member's network
     train loss has both halved and left its linearisation's by more than ``stop_rel``
     (relative): the two events Fig. 13c's claim reads. Returns ``(K, n_logged)`` arrays
     ``train_loss``, ``test_loss``, ``lin_train``, ``lin_test`` and ``step``."""
     from torch.func import vmap
 
+    steps, log_at, betas, warmup, stop_rel = how.steps, how.log_at, how.betas, how.warmup, how.stop_rel
     ens = Ensemble(models)
     inner, p = models[0].model, models[0].p  # the architecture; every member's parameters are passed in
     names = [n for n, _ in inner.named_parameters()]

@@ -14,7 +14,7 @@ from companion.events import first_crossing, ratio
 from companion.models import xor_net
 from companion.settings import unstated
 from companion.store.cache import experiment
-from companion.train.groktransfer import train_target_fl, train_xor
+from companion.train.groktransfer import XorTraining, train_target_fl, train_xor
 
 
 @dataclass(frozen=True)
@@ -91,8 +91,8 @@ def xor_wide(cfg: XORConfig, device: str = "cpu") -> dict:
     """Fig. 4a: the wide two-layer net trained from scratch."""
     tr, te = _xor_data(cfg, device)
     W, a = (t.to(device) for t in xor_net.init(cfg.n_seeds, cfg.p, cfg.wide_m, None, None, cfg.seed))
-    h = train_xor(W, a, tr, te, cfg.wide_eps, cfg.lr, cfg.weight_decay, cfg.wide_steps, cfg.eval_every,
-                  stop_at=cfg.wide_stop_at)
+    h = train_xor(W, a, tr, te, cfg.wide_eps,
+                  XorTraining(cfg.lr, cfg.weight_decay, cfg.wide_steps, cfg.eval_every, stop_at=cfg.wide_stop_at))
     out = {k: (v[0] if k != "step" else v) for k, v in h.items() if k not in ("W", "a")}
     return out | {"seeds": {k: v for k, v in h.items() if k not in ("W", "a", "step")}}
 
@@ -112,7 +112,7 @@ def xor_weak(cfg: XORConfig, device: str = "cpu") -> dict:
         W[i, :, m:] = 0
         a[i, m:] = 0
     W, a = W.to(device), a.to(device)
-    h = train_xor(W, a, tr, te, cfg.eps, cfg.lr, cfg.weight_decay, cfg.weak_steps, cfg.eval_every)
+    h = train_xor(W, a, tr, te, cfg.eps, XorTraining(cfg.lr, cfg.weight_decay, cfg.weak_steps, cfg.eval_every))
     seeds: list[dict] = [{} for _ in range(cfg.n_seeds)]
     for i, (s, m) in enumerate(nets):
         U = h["W"][i, :, :m]
@@ -179,7 +179,7 @@ def xor_ratio(cfg: NormRatioConfig, device: str = "cpu") -> dict:
         te = xor_data(cfg.n_test, p, cfg.seed + cfg.test_seed_offset).to(device)
         eps = torch.tensor(cfg.epss, dtype=torch.float32).repeat_interleave(cfg.seeds)
         W, a = (t.to(device) for t in xor_net.init(len(eps), p, cfg.width, cfg.w_std, cfg.a_std, cfg.seed))
-        h = train_xor(W, a, tr, te, eps, cfg.lr, cfg.weight_decay, cfg.steps, eval_every=cfg.steps)
+        h = train_xor(W, a, tr, te, eps, XorTraining(cfg.lr, cfg.weight_decay, cfg.steps, eval_every=cfg.steps))
         r = xor_net.norm_ratio(h["W"]).cpu().numpy()
         for i, e in enumerate(cfg.epss):
             k = slice(i * cfg.seeds, (i + 1) * cfg.seeds)

@@ -18,7 +18,11 @@ from companion.models.transformer import Transformer, TransformerConfig
 from companion.settings import unstated
 from companion.store.cache import experiment
 from companion.train.fit import log_steps
-from companion.train.lazy_rich_transformer import train_linearised_transformers, train_scaled_transformers
+from companion.train.lazy_rich_transformer import (
+    TransformerTraining,
+    train_linearised_transformers,
+    train_scaled_transformers,
+)
 
 
 @dataclass(frozen=True)
@@ -65,9 +69,10 @@ def transformer(cfg: TransformerSweep, device: str = "cpu") -> dict:
     datas = [modular_arithmetic(cfg.p, "add", cfg.train_frac, s).to(device) for s in seeds for _ in cfg.runs]
     models = [ScaledTransformer(Transformer(tc, seed=s), cfg.p, 1.0).to(device) for s in seeds for _ in cfg.runs]
     runs = [r for _ in seeds for r in cfg.runs]
+    how = TransformerTraining(cfg.steps, tuple(int(t) for t in log_steps(cfg.steps, cfg.n_log)),
+                              stop_level=LOSS_LEVEL if cfg.stop_when_crossed else None)
     out = train_scaled_transformers(models, datas, [a for a, _ in runs], [cfg.lr0 / a ** 2 for a, _ in runs],
-                                    [w for _, w in runs], cfg.steps, log_steps(cfg.steps, cfg.n_log),
-                                    stop_level=LOSS_LEVEL if cfg.stop_when_crossed else None)
+                                    [w for _, w in runs], how)
     out["runs"], out["seeds"] = [list(r) for r in cfg.runs], list(seeds)
     return split_seeds(out, len(cfg.runs), len(seeds))
 
@@ -185,9 +190,10 @@ def transformer_linearised(cfg: TransformerLinearisation, device: str = "cpu") -
     tc = TransformerConfig(p=cfg.p, d_model=cfg.d_model, d_mlp=4 * cfg.d_model, n_heads=cfg.n_heads)
     datas = [modular_arithmetic(cfg.p, "add", cfg.train_frac, s).to(device) for s in cfg.seeds]
     models = [ScaledTransformer(Transformer(tc, seed=s), cfg.p, 1.0).to(device) for s in cfg.seeds]
+    how = TransformerTraining(cfg.steps, tuple(int(t) for t in log_steps(cfg.steps, cfg.n_log)),
+                              stop_rel=TRACK_REL if cfg.stop_when_decided else None)
     out = train_linearised_transformers(models, datas, linearise, cfg.alpha, cfg.lr0 / cfg.alpha ** 2, cfg.weight_decay,
-                                        cfg.steps, log_steps(cfg.steps, cfg.n_log),
-                                        stop_rel=TRACK_REL if cfg.stop_when_decided else None)
+                                        how)
     out["seeds"] = list(cfg.seeds)
     return out
 
