@@ -46,7 +46,7 @@ from companion.pipeline import runs
 ctx = profiles.setup(profile, device, seed)
 ctx = runs.precompute("grokking", ctx)  # its experiments first, one process per core where cores allow
 claims = Claims("grokking", profile)
-cfg = ex.config(profile, seed)
+cfg = ex.config("fig1", profile, seed)
 
 # %% tags=["remove-input"]
 Markdown(f"Run with {ctx.describe()}.")

@@ -23,3 +23,19 @@ def companion(*args, cwd=ROOT, env=None, timeout=900):
 
     return subprocess.run([sys.executable, "-m", "companion", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, env={**os.environ, **(env or {})})
+
+
+def planned(call, *args) -> list:
+    """The (experiment, config, device) calls ``call(*args)`` would compute, in order, without
+    computing any (the run mode's ``planning``, as ``companion run`` lists a chapter's experiments)."""
+    from companion import runmode
+    from companion.store import cache
+    from companion.store.entries import canonical
+
+    cache.PLAN[:] = []
+    try:
+        with runmode.using(planning=True):
+            call(*args)
+        return [(fn.experiment_name, canonical(config), device) for fn, config, device in cache.PLAN]
+    finally:
+        cache.PLAN[:] = []

@@ -217,3 +217,26 @@ def test_the_readme_architecture_names_every_folder_of_the_library():
     folders = sorted(p.name for p in LIB.iterdir() if p.is_dir() and p.name != "__pycache__")
     missing = [f for f in folders if f"`{f}/`" not in section]
     assert not missing, f"README Architecture does not describe: {missing}"
+
+
+#: the chapters whose experiments package has the registry (the synthesis chapter's runs are its own)
+REGISTRY_CHAPTERS = ("grokking", "groktransfer", "lazy_rich", "linear_estimators", "progress_measures")
+
+
+@pytest.mark.parametrize("chapter", REGISTRY_CHAPTERS)
+def test_every_experiments_package_has_one_registry(chapter):
+    """``CONFIGS`` (name -> profile -> config) and ``RUNNERS`` (name -> function(config, device)) with
+    the same names; ``config(name, profile, seed)`` for every name, a clear error for any other; ``run``
+    and ``run_all``."""
+    from companion.experiments import chapter_module
+    from companion.profiles import ParameterError
+
+    ex = chapter_module(chapter)
+    assert list(ex.CONFIGS) == list(ex.RUNNERS), chapter
+    assert callable(ex.run) and callable(ex.run_all)
+    for name, profs in ex.CONFIGS.items():
+        assert set(profs) == {"paper", "cpu", "smoke"}, (chapter, name)
+        assert ex.config(name, "smoke") == profs["smoke"], (chapter, name)  # seed 0: the profile's own
+        ex.config(name, "smoke", seed=2)
+    with pytest.raises(ParameterError, match=f"unknown experiment 'nope'.*{list(ex.CONFIGS)[-1]}"):
+        ex.config("nope", "smoke")

@@ -88,7 +88,7 @@ def test_first_step():
 
 
 def test_training_fits_a_small_table_and_is_deterministic():
-    cfg = grokking.config("smoke", seed=0)
+    cfg = grokking.config("fig1", "smoke", seed=0)
     cfg = grokking.replace(cfg, train=grokking.replace(cfg.train, steps=60, n_evals=5))
     data = modular_arithmetic(cfg.p, "add", cfg.train_frac, 0)
     h1 = train(Transformer(cfg.model, seed=0), data, cfg.train)
@@ -125,7 +125,7 @@ def test_symmetric_split_keeps_a_pair_and_its_mirror_on_one_side(op):
 
 
 def test_the_controls_change_only_what_removes_the_effect():
-    cfg = grokking.config("cpu")
+    cfg = grokking.config("fig1", "cpu")
     no_delay, no_decay = (grokking.control_configs(cfg)[k] for k in (grokking.NO_DELAY, grokking.NO_DECAY))
     assert no_delay.train_frac == grokking.NO_DELAY_FRAC and no_delay.train.weight_decay == cfg.train.weight_decay
     assert no_decay.train.weight_decay == 0 and no_decay.train_frac == cfg.train_frac
@@ -140,7 +140,7 @@ def test_a_seed_trained_alone_has_the_bits_it_has_in_the_batch_of_seeds(isolated
 
     from companion.experiments import grokking as ex
 
-    cfg = ex.config("cpu", 0)
+    cfg = ex.config("fig1", "cpu", 0)
     cfgs = ex.seed_configs(replace(cfg, train=replace(cfg.train, steps=40)))
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as every process of a build (profiles.threads)
@@ -151,3 +151,21 @@ def test_a_seed_trained_alone_has_the_bits_it_has_in_the_batch_of_seeds(isolated
         torch.set_num_threads(threads)
     for key in ("train_loss", "test_loss", "test_acc", "weight_norm"):
         assert np.array_equal(alone[key], batch[key]), key
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_registry_run_all_plans_fig1_and_its_controls_at_every_seed(seed):
+    """``run_all`` over the registry plans what it planned before it: Fig. 1's run and its two controls, each at
+    :data:`~companion.experiments.grokking.N_SEEDS` seeds from the chapter's seed, in that order."""
+    from dataclasses import replace
+
+    from conftest import planned
+
+    def before(profile, device, seed):
+        cfg = replace(grokking.PROFILES[profile], seed=seed)
+        for arm in (cfg, *grokking.control_configs(cfg).values()):
+            for c in grokking.seed_configs(arm):
+                grokking.training_run(c, device)
+
+    assert planned(grokking.run_all, "smoke", "cpu", seed) == planned(before, "smoke", "cpu", seed)
+    assert len(planned(grokking.run_all, "smoke", "cpu", seed)) == 3 * grokking.N_SEEDS

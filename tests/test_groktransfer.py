@@ -562,3 +562,39 @@ def test_the_xor_experiments_run_on_the_device_they_are_given():
     for m in cfg.weak_ms:
         assert np.allclose(host[m]["train_acc"], gpu[m]["train_acc"], atol=0.02)
         assert host[m]["r_W"] == pytest.approx(gpu[m]["r_W"], rel=1e-3)
+
+
+def _chapter_calls(profile, device, seed):
+    """The experiments the chapter reads and ``run_all`` computed before the registry: ``run_all``'s calls, with the
+    transformer runs seeded as the chapter seeds them (:func:`transformer_results`: the weak model's seed too)."""
+    from dataclasses import replace
+
+    ex.fair_pair(ex.seeded_pair(ex.FIG1B["add"][profile], seed), ex.GRIDS[profile], device)
+    pairs = [ex.FIG6["add"][profile], ex.FIG1B["mul"][profile], ex.FIG6["mul"][profile]]
+    for pair in pairs if profile == "paper" else pairs[1:2]:
+        ex.fnn_targets(ex.seeded(pair.transfer, seed), device)
+        ex.fnn_targets(ex.seeded(pair.scratch, seed), device)
+    ex.fnn_targets(ex.seeded(ex.FIG7[profile], seed), device)
+    ab = ex.FIG15[profile]
+    for c in (ab.random, ab.merge, ab.same_dim):
+        ex.fnn_targets(ex.seeded(c, seed), device)
+    ex.fig2(replace(ex.FIG2[profile], seed=seed), device)
+    ex.xor_wide(replace(ex.XOR[profile], seed=seed), device)
+    ex.xor_weak(replace(ex.XOR[profile], seed=seed), device)
+    ex.xor_ratio(replace(ex.RATIO[profile], seed=seed), device)
+    ex.parity(replace(ex.PARITY[profile], seed=seed), device)
+    for op, fig in (("add", "8a"), ("add", "8b"), ("mul", "8a"), ("mul", "8b")):
+        ex.transformer_results(profile, op, fig, seed, device)
+    ex.tf_parity_seeds(replace(ex.TFPAR[profile], seed=seed), device)
+    ex.digits(replace(ex.DIGITS[profile], seed=seed), device)
+
+
+@pytest.mark.parametrize("profile", ["smoke", "paper"])
+@pytest.mark.parametrize("seed", [0, 2])
+def test_registry_run_all_plans_the_chapters_experiments(profile, seed):
+    """The registry (``CONFIGS``/``RUNNERS``) computes the same experiments, configs and order as the calls it replaced
+    (Figs. 6a and 1b's multiplication pair at the paper profile only), so no cache key moves."""
+    from conftest import planned
+
+    assert planned(ex.run_all, profile, "cpu", seed) == planned(_chapter_calls, profile, "cpu", seed)
+    assert ex.config("fig6a", "smoke") == () and len(ex.config("fig6a", "paper")) == 1

@@ -187,7 +187,7 @@ def test_the_book_shows_kept_paper_results_beside_the_cpu_ones(tmp_path, monkeyp
     gets the paper-scale column; the build still exits 0."""
     from companion.experiments import grokking
 
-    cfg = grokking.config("paper")
+    cfg = grokking.config("fig1", "paper")
     steps = np.unique(np.round(np.logspace(0, math.log10(cfg.train.steps), 60)).astype(int))
     steps = np.concatenate([[0], steps])
     def sig(t0):
@@ -238,7 +238,7 @@ def test_rekey_finds_a_result_whose_experiment_moved_and_whose_config_was_rename
     from companion.experiments import grokking
     from companion.store.entries import canonical
 
-    cfg = grokking.config("smoke")
+    cfg = grokking.config("fig1", "smoke")
     old = canonical(cfg)
     old["__class__"] = "GrokkingRun"  # the class's old name
     del old["seed"]  # a field added later, at its default

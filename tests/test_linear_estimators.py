@@ -424,3 +424,19 @@ def test_free_exponent_fit_recovers_the_exponent_and_brackets_it():
 
 def test_peak_over_ends_sees_an_interior_maximum():
     assert summaries.peak_over_ends([[1.0, 2.0], [4.0, 1.0], [2.0, 3.0]]) == [2.0, pytest.approx(1 / 3)]
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_registry_run_all_plans_every_figure(seed):
+    """``run_all`` over the registry plans what it planned before it: each figure's experiment with
+    :func:`config`'s settings, in the figures' order."""
+    from conftest import planned
+
+    from companion.experiments import linear_estimators as le
+
+    def before(profile, device, seed):
+        for name in le.FIGURES:
+            getattr(le, name)(le.config(name, profile, seed), device)
+
+    assert planned(le.run_all, "smoke", "cpu", seed) == planned(before, "smoke", "cpu", seed)
+    assert list(le.CONFIGS) == list(le.FIGURES) and all(le.RUNNERS[f] is getattr(le, f) for f in le.FIGURES)

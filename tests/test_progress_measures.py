@@ -384,3 +384,30 @@ def test_thm35_pair_representation_is_what_the_unembedding_reads():
     assert torch.allclose(me.pair_representation(m, d.test_x) @ m.W_U, m(d.test_x), atol=1e-5)
     assert me.pair_class_spread(m, d.test_x, d.test_y) == pytest.approx(
         me.class_spread(me.pair_representation(m, d.test_x), d.test_y))
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_registry_run_all_plans_every_experiment(seed):
+    """``run_all`` over the registry plans what it planned before it: each sweep over seeds, the controls without
+    weight decay (Fig. 2's, Fig. 5's at every prime), Fig. 7 at each image seed, the ODE and the coverage run."""
+    from conftest import planned
+
+    from companion.experiments import progress_measures as ex
+
+    def before(profile, device, seed):
+        cfg = ex.configs(profile, seed)
+        ex.depth_seeded(cfg["fig2"], device)
+        ex.without_weight_decay(cfg["fig2"].base, cfg["fig2"].seeds, device)
+        ex.holes_seeded(cfg["table1"], device)
+        ex.commutativity_seeded(cfg["fig4"], device)
+        ex.primes_seeded(cfg["fig5"], device)
+        for p in cfg["fig5"].primes:
+            ex.without_weight_decay(cfg["fig5"].base, cfg["fig5"].seeds, device, p)
+        ex.widths_seeded(cfg["widths"], device)
+        ex.operations_seeded(cfg["ops"], device)
+        ex.structured_seeded(cfg["fig20"], device)
+        ex.image_seeded(cfg["fig7"], ex.IMAGE_SEEDS, device)
+        ex.ode_run(cfg["fig8"], device)
+        ex.coverage_run(cfg["coverage"], device)
+
+    assert planned(ex.run_all, "smoke", "cpu", seed) == planned(before, "smoke", "cpu", seed)

@@ -22,7 +22,7 @@ def one_thread_and_no_session():
 
 
 def tiny_run(steps: int = 400):
-    cfg = grokking.config("smoke")
+    cfg = grokking.config("fig1", "smoke")
     return replace(cfg, train=replace(cfg.train, steps=steps, n_evals=25))
 
 
@@ -67,7 +67,7 @@ def two_phase(cfg: TwoPhase, device: str = "cpu") -> dict:
     from companion.models.transformer import Transformer
     from companion.train import train
 
-    g = grokking.config("smoke")
+    g = grokking.config("fig1", "smoke")
     data = modular_arithmetic(g.p, "add", g.train_frac, cfg.seed)
     out = {}
     for phase in (0, 1):

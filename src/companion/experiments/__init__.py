@@ -5,8 +5,10 @@ Every chapter module defines
 * frozen config dataclasses whose defaults are the paper's values, and the profiles
   (``smoke``/``cpu``/``paper``) as ``dataclasses.replace`` of them;
 * experiment functions decorated with :func:`companion.store.cache.experiment`;
-* ``run_all(profile, device, seed)``, which computes every experiment the chapter shows, so
-  that ``companion run CHAPTER`` can fill the cache on a machine without Jupyter.
+* one registry: ``CONFIGS`` (name -> profile -> config) and ``RUNNERS`` (name -> function of
+  (config, device)), with ``config(name, profile, seed)``, ``run(name, profile, device, seed)`` and
+  ``run_all(profile, device, seed)``, which runs every entry so that ``companion run CHAPTER`` can
+  fill the cache on a machine without Jupyter (the synthesis chapter has ``run_all`` only).
 
 :data:`CHAPTERS` maps a chapter's name (its file ``book/<name>.py``) to its module.
 """

@@ -79,10 +79,6 @@ def control_configs(cfg: GrokkingConfig) -> dict[str, GrokkingConfig]:
             NO_DECAY: replace(cfg, train=replace(stop, weight_decay=0.0))}
 
 
-def config(profile: str, seed: int = 0) -> GrokkingConfig:
-    return replace(select(PROFILES, profile), seed=seed)
-
-
 def seed_configs(cfg: GrokkingConfig, n: int = N_SEEDS) -> list[GrokkingConfig]:
     """``cfg`` at seeds ``cfg.seed, cfg.seed + 1, …`` (data split and initialisation both)."""
     return [replace(cfg, seed=cfg.seed + i) for i in range(n)]
@@ -169,8 +165,32 @@ def per_seed(hists: list[dict]) -> Milestones:
     return Milestones(**{f.name: [getattr(m, f.name) for m in marks] for f in fields(Milestones)})
 
 
-def run_all(profile: str, device: str, seed: int = 0) -> None:
-    cfg = config(profile, seed)
-    for arm in (cfg, *control_configs(cfg).values()):
-        for c in seed_configs(arm):
-            training_run(c, device)
+# --------------------------------------------------------------------------- registry
+def seed_runs(cfg: GrokkingConfig, device: str = "cpu") -> list[dict]:
+    """Fig. 1 (or a control): :func:`training_run` at each seed of :func:`seed_configs`, one by one (a worker
+    of ``companion run`` may take each; the chapter trains them as one batch, under the same keys)."""
+    return [training_run(c, device) for c in seed_configs(cfg)]
+
+
+#: Fig. 1's run and its two controls (:func:`control_configs`), each at every profile
+CONFIGS = {"fig1": PROFILES,
+           "fig1_no_delay": {p: control_configs(c)[NO_DELAY] for p, c in PROFILES.items()},
+           "fig1_no_decay": {p: control_configs(c)[NO_DECAY] for p, c in PROFILES.items()}}
+RUNNERS = {"fig1": seed_runs, "fig1_no_delay": seed_runs, "fig1_no_decay": seed_runs}
+
+
+def config(name: str, profile: str, seed: int = 0) -> GrokkingConfig:
+    """The config of ``name`` at ``profile``, its (first) seed set to ``seed``."""
+    one_of("experiment", name, list(CONFIGS))
+    return replace(select(CONFIGS[name], profile), seed=seed)
+
+
+def run(name: str, profile: str, device: str = "cpu", seed: int = 0) -> list[dict]:
+    """The cached histories of one of Fig. 1's runs, one per seed."""
+    return RUNNERS[name](config(name, profile, seed), device)
+
+
+def run_all(profile: str, device: str = "cpu", seed: int = 0) -> None:
+    """Compute every experiment the chapter shows (fills the cache)."""
+    for name in CONFIGS:
+        run(name, profile, device, seed)

@@ -8,12 +8,15 @@ functions the chapter calls, and per-figure summaries.
 * :mod:`.fair_arms` — each arm's (init, lr, wd) by the paper's grid rule (A.3.1) for the Fig. 1b comparison;
 * :mod:`.fixed_embeddings` — Figs. 2, 3; :mod:`.xor` — Figs. 4, 5, 9–11;
 * :mod:`.parity` — Fig. 6c; :mod:`.transformers` — Figs. 8, 13, 15a, 16; :mod:`.digits` — Fig. 14.
+
+:data:`CONFIGS` and :data:`RUNNERS` name each figure's runs; :func:`run_all` computes them all.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from companion import profiles
 from companion.data.digits import SKLEARN_DIGITS, digits_source
 from companion.data.embeddings import text_embedding_model
 from companion.experiments.groktransfer.common import (  # noqa: F401  (the chapter's names)
@@ -115,6 +118,7 @@ from companion.experiments.groktransfer.xor import (  # noqa: F401
     xor_wide,
 )
 from companion.profiles import departures_table as table
+from companion.profiles import one_of
 
 
 def substitutions() -> dict:
@@ -151,30 +155,80 @@ def departures_table(profile: str):
 
 def fig15_results(profile: str, seed: int, device: str) -> dict:
     """Fig. 15's three ablation batches (:data:`FIG15`), by name."""
-    ab = FIG15[profile]
-    return {"random": fnn_targets(seeded(ab.random, seed), device),
-            "merge": fnn_targets(seeded(ab.merge, seed), device),
-            "same_dim": fnn_targets(seeded(ab.same_dim, seed), device)}
+    return ablation_targets(config("fig15", profile, seed), device)
+
+
+# --------------------------------------------------------------------------- registry
+def fair_comparison(cfg: Comparison, device: str = "cpu") -> FairPair | None:
+    """Fig. 1b: :func:`fair_pair` of ``cfg``'s arms and grids."""
+    return fair_pair(cfg.pair, cfg.grids, device)
+
+
+def pair_targets(pairs: tuple, device: str = "cpu") -> list[dict]:
+    """Figs. 6a/b: :func:`fnn_targets` of each :class:`TransferPair`'s two arms, by arm."""
+    return [{"transfer": fnn_targets(p.transfer, device), "scratch": fnn_targets(p.scratch, device)} for p in pairs]
+
+
+def ablation_targets(ab: Ablations, device: str = "cpu") -> dict:
+    """Fig. 15: :func:`fnn_targets` of each ablation batch, by name."""
+    return {"random": fnn_targets(ab.random, device), "merge": fnn_targets(ab.merge, device),
+            "same_dim": fnn_targets(ab.same_dim, device)}
+
+
+def xor_runs(cfg: XORConfig, device: str = "cpu") -> dict:
+    """Figs. 4, 9–11: the wide net and the three-neuron weak net."""
+    return {"wide": xor_wide(cfg, device), "weak": xor_weak(cfg, device)}
+
+
+def tf_roles(runs: dict, device: str = "cpu") -> dict:
+    """Figs. 8, 13 left, 16: :func:`tf_run` of every run, by role (as :func:`transformer_results`)."""
+    return {k: tf_run(c, device) for k, c in runs.items()}
+
+
+#: each figure's runs by profile. At the reduced profiles Fig. 1b's pairs serve Fig. 6 (FIG6 is FIG1B there): Fig. 6a's
+#: pair is the Fig. 1b comparison's and Fig. 1b's multiplication pair is Fig. 6b's: neither has runs of its own
+_NONE = {"cpu": (), "smoke": ()}
+CONFIGS = {"fig1b": {p: Comparison(FIG1B["add"][p], GRIDS[p]) for p in FIG1B["add"]},
+           "fig6a": {"paper": (FIG6["add"]["paper"],), **_NONE},
+           "fig1b_mul": {"paper": (FIG1B["mul"]["paper"],), **_NONE},
+           "fig6b": {p: (pair,) for p, pair in FIG6["mul"].items()},
+           "fig7": FIG7, "fig15": FIG15, "fig2": FIG2, "fig4": XOR, "fig5": RATIO, "fig6c": PARITY,
+           "fig8a": TF_RUNS["8a"]["add"], "fig8b": TF_RUNS["8b"]["add"], "fig13_left": TF_RUNS["8a"]["mul"],
+           "fig16": TF_RUNS["8b"]["mul"], "fig13_right": TFPAR, "fig14": DIGITS}
+RUNNERS = {"fig1b": fair_comparison, "fig6a": pair_targets, "fig1b_mul": pair_targets, "fig6b": pair_targets,
+           "fig7": fnn_targets, "fig15": ablation_targets, "fig2": fig2, "fig4": xor_runs, "fig5": xor_ratio,
+           "fig6c": parity, "fig8a": tf_roles, "fig8b": tf_roles, "fig13_left": tf_roles, "fig16": tf_roles,
+           "fig13_right": tf_parity_seeds, "fig14": digits}
+
+
+def _reseed(cfg, seed: int):
+    """The chapter's seed: :func:`seeded` on every run in ``cfg`` (a weak model's seed too); a grid
+    comparison's ``selection_seed`` stays (it is part of the setting)."""
+    if isinstance(cfg, Comparison):
+        return replace(cfg, pair=seeded_pair(cfg.pair, seed))
+    if isinstance(cfg, TransferPair):
+        return seeded_pair(cfg, seed)
+    if isinstance(cfg, Ablations):
+        return Ablations(seeded(cfg.random, seed), seeded(cfg.merge, seed), seeded(cfg.same_dim, seed))
+    if isinstance(cfg, tuple):
+        return tuple(_reseed(c, seed) for c in cfg)
+    if isinstance(cfg, dict):
+        return {k: _reseed(c, seed) for k, c in cfg.items()}
+    return seeded(cfg, seed)
+
+
+def config(name: str, profile: str, seed: int = 0):
+    """The config of one figure's experiment at ``profile``, with the chapter's seed."""
+    one_of("experiment", name, list(CONFIGS))
+    return _reseed(profiles.select(CONFIGS[name], profile), seed)
+
+
+def run(name: str, profile: str, device: str = "cpu", seed: int = 0):
+    """The cached results of one figure's experiment."""
+    return RUNNERS[name](config(name, profile, seed), device)
 
 
 def run_all(profile: str = "cpu", device: str = "cpu", seed: int = 0) -> None:
     """Compute every experiment the chapter shows (fills the cache)."""
-    fair_pair(seeded_pair(FIG1B["add"][profile], seed), GRIDS[profile], device)
-    pairs = [FIG6["add"][profile]] + [FIG1B["mul"][profile], FIG6["mul"][profile]]
-    for pair in pairs if profile == "paper" else pairs[1:2]:
-        fnn_targets(seeded(pair.transfer, seed), device)
-        fnn_targets(seeded(pair.scratch, seed), device)
-    fnn_targets(seeded(FIG7[profile], seed), device)
-    ab = FIG15[profile]
-    for c in (ab.random, ab.merge, ab.same_dim):
-        fnn_targets(seeded(c, seed), device)
-    fig2(replace(FIG2[profile], seed=seed), device)
-    xor_wide(replace(XOR[profile], seed=seed), device)
-    xor_weak(replace(XOR[profile], seed=seed), device)
-    xor_ratio(replace(RATIO[profile], seed=seed), device)
-    parity(replace(PARITY[profile], seed=seed), device)
-    for op, fig in (("add", "8a"), ("add", "8b"), ("mul", "8a"), ("mul", "8b")):
-        for c in tf_runs(profile, op, fig).values():
-            tf_run(replace(c, seed=seed), device)
-    tf_parity_seeds(replace(TFPAR[profile], seed=seed), device)
-    digits(replace(DIGITS[profile], seed=seed), device)
+    for name in CONFIGS:
+        run(name, profile, device, seed)

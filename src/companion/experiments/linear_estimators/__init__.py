@@ -49,13 +49,19 @@ from companion.experiments.linear_estimators.teacher_student import (  # noqa: F
 
 TITLE = "Grokking in linear estimators"
 PAPER_ITEMS = tuple(f"Fig. {i}" for i in range(1, 9))
-EXPERIMENTS = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig6": fig6, "fig7": fig7, "fig8": fig8,
-               "fig1_seeds": fig1_seeds, "fig2_markers": fig2_markers, "init_rescaling": init_rescaling,
-               "fig8_below": fig8_below, "expected_losses": expected_losses}
+#: every figure's config by profile (the rows of :data:`PROFILES`, by figure)
+CONFIGS = {f: {p: PROFILES[p][f] for p in PROFILES} for f in FIGURES}
+RUNNERS = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig6": fig6, "fig7": fig7, "fig8": fig8,
+           "fig1_seeds": fig1_seeds, "fig2_markers": fig2_markers, "init_rescaling": init_rescaling,
+           "fig8_below": fig8_below, "expected_losses": expected_losses}
 
 
-def run_all(profile: str, device: str, seed: int = 0) -> None:
+def run(name: str, profile: str, device: str = "cpu", seed: int = 0):
+    """The cached result of one figure's experiment (:func:`config` gives its settings)."""
+    return RUNNERS[name](config(name, profile, seed), device)
+
+
+def run_all(profile: str, device: str = "cpu", seed: int = 0) -> None:
     """Compute every experiment the chapter shows (fills the cache)."""
-    for name, run in EXPERIMENTS.items():
-        run(config(name, profile, seed), device)
-
+    for name in CONFIGS:
+        run(name, profile, device, seed)

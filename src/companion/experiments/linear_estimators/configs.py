@@ -376,7 +376,8 @@ FIGURES = tuple(PAPER)
 
 def config(fig: str, profile: str, seed: int = 0):
     """The configuration of ``fig`` ("fig1", …) at ``profile`` with ``seed`` (if it has one)."""
-    cfg = select(PROFILES, profile)[one_of("figure", fig, FIGURES)]
+    one_of("experiment", fig, FIGURES)
+    cfg = select(PROFILES, profile)[fig]
     return replace(cfg, seed=seed) if hasattr(cfg, "seed") else cfg
 
 

@@ -106,37 +106,54 @@ TITLE = "Beyond Progress Measures"
 #: seed offsets of the Fig. 7 image run (the paper shows one run)
 IMAGE_SEEDS = (0, 1, 2)
 
-def run_all(profile: str, device: str, seed: int = 0) -> None:
+def fig2_runs(cfg: Depth, device: str = "cpu") -> dict:
+    """Fig. 2 over seeds and its control without weight decay."""
+    return {"depth": depth_seeded(cfg, device), "no decay": without_weight_decay(cfg.base, cfg.seeds, device)}
+
+
+def fig5_runs(cfg: Primes, device: str = "cpu") -> dict:
+    """Fig. 5 over seeds and its control without weight decay at each prime."""
+    return {"primes": primes_seeded(cfg, device),
+            "no decay": {p: without_weight_decay(cfg.base, cfg.seeds, device, p) for p in cfg.primes}}
+
+
+def fig7_runs(cfg: ImageRun, device: str = "cpu") -> list[dict]:
+    """Fig. 7's image run at each of :data:`IMAGE_SEEDS`."""
+    return image_seeded(cfg, IMAGE_SEEDS, device)
+
+
+RUNNERS = {"fig2": fig2_runs, "table1": holes_seeded, "fig4": commutativity_seeded, "fig5": fig5_runs,
+           "widths": widths_seeded, "ops": operations_seeded, "fig20": structured_seeded, "fig7": fig7_runs,
+           "fig8": ode_run, "coverage": coverage_run}
+
+
+def run(name: str, profile: str, device: str = "cpu", seed: int = 0):
+    """The cached results of one experiment of the chapter (:func:`config` gives its settings)."""
+    return RUNNERS[name](config(name, profile, seed), device)
+
+
+def run_all(profile: str, device: str = "cpu", seed: int = 0) -> None:
     """Every experiment of the chapter at ``profile`` (``companion run``)."""
-    depth_seeded(config("fig2", profile, seed), device)
-    without_weight_decay(config("fig2", profile, seed).base, config("fig2", profile, seed).seeds, device)
-    holes_seeded(config("table1", profile, seed), device)
-    commutativity_seeded(config("fig4", profile, seed), device)
-    primes_seeded(config("fig5", profile, seed), device)
-    for p in config("fig5", profile, seed).primes:  # Fig. 5's control at each prime
-        without_weight_decay(config("fig5", profile, seed).base, config("fig5", profile, seed).seeds, device, p)
-    widths_seeded(config("widths", profile, seed), device)
-    operations_seeded(config("ops", profile, seed), device)
-    structured_seeded(config("fig20", profile, seed), device)
-    image_seeded(config("fig7", profile, seed), IMAGE_SEEDS, device)
-    ode_run(config("fig8", profile, seed), device)
-    coverage_run(config("coverage", profile, seed), device)
+    for name in CONFIGS:
+        run(name, profile, device, seed)
 
 
 __all__ = [
     "COMMUTATIVE", "CONFIGS", "PLATEAU_GAIN", "Commutativity", "Coverage", "Depth", "Holes", "IMAGE_SEEDS",
     "ImageRun", "NOTATION",
-    "ODE", "Operations", "PAPER_IMAGES", "PAPER_TABLE1", "PAPER_TRAIN", "Primes", "Run", "Structured", "TITLE",
+    "ODE", "Operations", "PAPER_IMAGES", "PAPER_TABLE1", "PAPER_TRAIN", "Primes", "RUNNERS", "Run", "Structured",
+    "TITLE",
     "Widths", "batch_signature", "batch_tasks", "benchmark_result", "class_consistency", "commutativity_runs",
     "commutativity_seeded",
     "commutativity_seeds", "commutativity_summary", "config", "configs", "coverage_run", "coverage_summary",
-    "dataset_overview", "departures_table", "depth_runs", "depth_seeded", "depth_seeds", "depth_summary",
+    "dataset_overview", "departures_table", "fig2_runs", "fig5_runs", "fig7_runs", "depth_runs", "depth_seeded",
+    "depth_seeds", "depth_summary",
     "downward_steps", "eval_grid", "first_seed", "fluctuation", "full_r", "grok_step", "hole_runs", "holes_seeded",
     "holes_seeds", "holes_summary", "near_profile", "image_run", "image_seeded", "image_seeds", "image_summary",
     "layouts_train_size_ok", "med_levels", "med_tracking", "mirror_split", "modular_run", "modular_runs", "ode_run",
     "ode_summary", "onset", "onset_on", "operation_runs", "operations_seeded", "operations_seeds", "operations_summary",
     "first_grokking", "grokked", "med_end_over_fit", "most_seeded", "nongrokking_at", "without_weight_decay",
-           "prime_runs", "primes_seeded", "primes_summary", "run_all", "seeded", "setup_run", "split_layouts",
+           "prime_runs", "primes_seeded", "primes_summary", "run", "run_all", "seeded", "setup_run", "split_layouts",
     "structured_ratios", "structured_runs", "structured_seeded", "structured_summary", "tracking", "u_l_go",
     "levelled", "width_ceilings", "width_ratios", "width_runs", "widths_seeded", "widths_summary", "window",
     "window_mask", "window_r",

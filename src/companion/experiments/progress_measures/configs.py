@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from companion.profiles import departures_table as profile_departures
-from companion.profiles import select
+from companion.profiles import one_of, select
 
 from .images import ImageRun
 from .runs import PAPER_TRAIN, Run
@@ -223,6 +223,7 @@ def _reseed(cfg, seed: int):
 
 def config(name: str, profile: str, seed: int = 0):
     """The config of experiment ``name`` at ``profile``, with the chapter's seed."""
+    one_of("experiment", name, list(CONFIGS))
     return _reseed(select(CONFIGS[name], profile), seed)
 
 
