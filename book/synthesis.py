@@ -297,6 +297,23 @@ record.record_laziness(claims, lclocks, labels)
 Markdown(ex.laziness_table(lruns, lclocks, profile, seed) + "\n\n" + ex.laziness_note(profile))
 
 # %% [markdown]
+# Kumar et al. state their rule for gradient descent — "rescale learning rate as $\eta = \eta_0/\alpha^2$" (App.
+# 8.1) — and grok with AdamW under it too (their Fig. 6b). The grid above scales AdamW's rate by $1/\alpha$ instead,
+# the rule that keeps their initial derivative for an optimiser whose step does not grow with the gradient. So that
+# a refutation cannot rest on that choice, the scratch target at α = 0.3 and 3 — the cells that decide Kumar et
+# al.'s two predictions, `alpha_lazier_delays` and `alpha_richer_shortens` — is trained again under their own rule,
+# $\eta_0/\alpha^2$ with weight decay $\lambda_0\alpha^2$ (the same decay per step), against the same α = 1 run;
+# the claims carry the suffix `_kumar_lr`.
+
+# %%
+kruns = ex.laziness_runs(profile, ctx.device, runs, seed, lr_rule="kumar")  # {(arm, α): one history per seed}
+kclocks = ex.laziness_clocks(kruns, seed, lr_rule="kumar")
+record.record_laziness(claims, kclocks, labels, lr_rule="kumar")
+
+# %% tags=["remove-input"]
+Markdown(ex.laziness_table(kruns, kclocks, profile, seed, lr_rule="kumar"))
+
+# %% [markdown]
 # ## Three interventions, predicted before their runs
 #
 # The clocks above ask *when* each diagnostic moves. Three interventions ask whether each explanation's

@@ -484,3 +484,22 @@ def test_the_three_interventions_are_recorded_against_their_controls(tmp_path):
     assert v["uniform_init_aligned_init"].verdict == "not applicable"
     assert "not positive" in v["uniform_init_aligned_init"].undecided
     assert "| quadratic_linearised | 0 |" in ex.interventions_table(runs, clocks)
+
+
+def test_kumar_et_al_s_own_rule_scales_by_alpha_squared_and_is_recorded_apart(tmp_path):
+    base = ex.setting("cpu", "fnn_scratch")
+    for alpha in (0.3, 3.0):
+        t = ex.ScaledFNN(base, alpha, "kumar").train
+        assert t.lr == pytest.approx(base.train.lr / alpha ** 2)
+        assert t.lr * t.weight_decay == pytest.approx(base.train.lr * base.train.weight_decay)  # AdamW's ηλ
+    with pytest.raises(ValueError, match="rule"):
+        ex.ScaledFNN(base, 3.0, "sgd")
+    t = {("fnn_scratch", 0.3): 300, ("fnn_scratch", 1.0): 1000, ("fnn_scratch", 3.0): 3000}
+    kruns = {k: [_hist(v)] * 3 for k, v in t.items()}
+    clocks = ex.laziness_clocks(kruns, lr_rule="kumar")
+    assert {c.setting for c in clocks} == {"fnn_scratch α=0.3, η₀/α²", "fnn_scratch α=1", "fnn_scratch α=3, η₀/α²"}
+    claims = Claims("synthesis", "cpu", directory=tmp_path)
+    record.record_laziness(claims, clocks, {"fnn_scratch": "scratch", "fnn_transfer": "transfer"}, lr_rule="kumar")
+    v = {c.id: c.verdict for c in claims.records}
+    assert v == {"alpha_lazier_delays_kumar_lr": "supported", "alpha_richer_shortens_kumar_lr": "supported"}
+    assert "| fnn_scratch | 3 | 0.00133, 27 |" in ex.laziness_table(kruns, clocks, "cpu", lr_rule="kumar")

@@ -115,5 +115,6 @@ def run_all(profile: str, device: str, seed: int = 0) -> None:
     all_clock_runs(profile, device, ALL_SETTINGS, seed)
     lazy_fits(profile, device, seed)
     laziness_runs(profile, device, all_clock_runs(profile, device, ARMS, seed), seed)
+    laziness_runs(profile, device, all_clock_runs(profile, device, ARMS, seed), seed, lr_rule="kumar")
     for trainer, c in critical_config(profile, seed).runs:  # what critical_runs reads (it reads their results)
         getattr(networks, trainer)(c, device)

@@ -24,6 +24,10 @@ epoch budget. What changes with α (:class:`ScaledFNN`):
 * a batch stops at the first evaluation at which every seed's test accuracy has reached the
   clock's 0.9 (the clocks cannot change after it), and otherwise at the α = 1 arm's budget.
 
+Kumar et al.'s own rule, η₀/α² with weight decay λ₀·α² (the same decay per step), is run beside it on the
+scratch arm at α = 0.3 and 3 (:data:`KUMAR_GRID`): the cells that decide their two predictions, under the rule
+their paper states, whatever AdamW makes of it.
+
 The kernel distance 1 − cos(K_t, K₀) of each seed's pNTK (the probe of the clock runs) is read at
 the start and where the seed stops — at its test clock, or at the end of the budget — not at
 every evaluation.
@@ -59,6 +63,12 @@ ARMS = ("fnn_scratch", "fnn_transfer")
 GRID = {"paper": tuple((a, al) for a in ARMS for al in ALPHAS if al != 1.0),
         "cpu": tuple((a, al) for a in ARMS for al in ALPHAS if al != 1.0),
         "smoke": (("fnn_scratch", 3.0), ("fnn_transfer", 3.0))}
+#: the cells trained again under Kumar et al.'s own rule η₀/α² (App. 8.1): the scratch arm, richer and lazier
+KUMAR_GRID = {"paper": (("fnn_scratch", 0.3), ("fnn_scratch", 3.0)),
+              "cpu": (("fnn_scratch", 0.3), ("fnn_scratch", 3.0)), "smoke": (("fnn_scratch", 3.0),)}
+#: the learning-rate rules for α: "adam" η₀/α with λ₀·α (this chapter's, for AdamW), "kumar" η₀/α² with λ₀·α²
+#: (Kumar et al. App. 8.1, stated for gradient descent and used with AdamW in their Fig. 6b); both keep ηλ
+LR_RULES = {"adam": 1, "kumar": 2}
 #: the clock's accuracy (:data:`.summaries.THRESHOLD`)
 CLOCK_ACC = 0.9
 
@@ -69,17 +79,20 @@ class ScaledFNN:
 
     target: Setting  # the α = 1 arm at its profile (fnn_scratch or fnn_transfer): model, split, η₀, λ₀, budget
     alpha: float = 3.0  # Kumar et al.'s output scale: the logits are α·f
+    lr_rule: str = "adam"  # one of LR_RULES: η₀/α (AdamW's step does not grow with the gradient) or η₀/α²
 
     def __post_init__(self):
         one_of("laziness × transfer arm", self.target.kind, ARMS)
+        one_of("learning-rate rule for α", self.lr_rule, list(LR_RULES))
         if self.alpha <= 0:
             raise ValueError(f"the output scale α must be positive, not {self.alpha}")
 
     @property
     def train(self):
-        """AdamW at η₀/α with decay λ₀·α (ηλ as at α = 1), stopping once every seed reaches the clock."""
-        t = self.target.train
-        return replace(t, lr=t.lr / self.alpha, weight_decay=t.weight_decay * self.alpha,
+        """AdamW at η₀/αⁿ with decay λ₀·αⁿ (n = 1, or 2 under Kumar et al.'s rule: ηλ as at α = 1), stopping
+        once every seed reaches the clock."""
+        t, scale = self.target.train, self.alpha ** LR_RULES[self.lr_rule]
+        return replace(t, lr=t.lr / scale, weight_decay=t.weight_decay * scale,
                        stop_after_test_acc=CLOCK_ACC, stop_patience=0.0)
 
 
@@ -97,12 +110,15 @@ def scaled_runs(cfg: ScaledFNN, device: str = "cpu") -> list[dict]:
     return hists
 
 
-def laziness_runs(profile: str, device: str, runs: dict, seed: int = 0) -> dict[tuple[str, float], list[dict]]:
-    """{(arm, α): histories} over the cells of :data:`GRID` at ``profile`` and both arms at α = 1 (from
-    ``runs``, the clock runs); the other cells by :func:`scaled_runs`."""
-    grid = select(GRID, profile)
-    return {(a, al): runs[a] if al == 1.0 else scaled_runs(ScaledFNN(setting(profile, a, seed), al), device)
-            for a in ARMS for al in ALPHAS if al == 1.0 or (a, al) in grid}
+def laziness_runs(profile: str, device: str, runs: dict, seed: int = 0,
+                  lr_rule: str = "adam") -> dict[tuple[str, float], list[dict]]:
+    """{(arm, α): histories} over the cells of :data:`GRID` (``lr_rule`` "kumar": :data:`KUMAR_GRID`) at
+    ``profile`` and the arms at α = 1 (from ``runs``, the clock runs: at α = 1 both rules are the same run); the
+    other cells by :func:`scaled_runs`."""
+    grid = select(GRID if lr_rule == "adam" else KUMAR_GRID, profile)
+    arms = ARMS if lr_rule == "adam" else tuple(dict.fromkeys(a for a, _ in grid))
+    return {(a, al): runs[a] if al == 1.0 else scaled_runs(ScaledFNN(setting(profile, a, seed), al, lr_rule), device)
+            for a in arms for al in ALPHAS if al == 1.0 or (a, al) in grid}
 
 
 def not_run(profile: str) -> list[tuple[str, float]]:
@@ -121,12 +137,13 @@ def kernel_distance_at_stop(hist: dict, t_test) -> float:
     return float(hist["kernel_distance"][i])
 
 
-def arm_name(arm: str, alpha: float) -> str:
-    """The name of one (arm, α) cell of the grid in the clocks and tables."""
-    return f"{arm} α={alpha:g}"
+def arm_name(arm: str, alpha: float, lr_rule: str = "adam") -> str:
+    """The name of one (arm, α) cell of the grid in the clocks and tables (Kumar et al.'s rule named, off α = 1)."""
+    return f"{arm} α={alpha:g}" + (", η₀/α²" if lr_rule == "kumar" and alpha != 1.0 else "")
 
 
-def laziness_clocks(lruns: dict[tuple[str, float], list[dict]], first_seed: int = 0) -> list:
+def laziness_clocks(lruns: dict[tuple[str, float], list[dict]], first_seed: int = 0, lr_rule: str = "adam") -> list:
     """:func:`.summaries.run_clocks` of every seed of every (arm, α) of :func:`laziness_runs`, each named
     by :func:`arm_name`."""
-    return [run_clocks(h, arm_name(a, al), first_seed + i) for (a, al), hs in lruns.items() for i, h in enumerate(hs)]
+    return [run_clocks(h, arm_name(a, al, lr_rule), first_seed + i)
+            for (a, al), hs in lruns.items() for i, h in enumerate(hs)]

@@ -243,19 +243,22 @@ LAZINESS_OF = {"lazier_delays": ("fnn_scratch", 3.0, "delay", "Kumar et al. §5.
                "transfer_lazy": ("fnn_transfer", 3.0, "t_test", "Xu et al. Thm 3.2, Fig. 1b")}
 
 
-def record_laziness(claims, lclocks: list, labels: dict[str, str]) -> None:
+def record_laziness(claims, lclocks: list, labels: dict[str, str], lr_rule: str = "adam") -> None:
     """Laziness × transfer (:mod:`.laziness`): each prediction of :data:`.predictions.LAZINESS` on the
-    per-seed ratio, seed i against seed i (``lclocks``: :func:`.laziness.laziness_clocks`)."""
+    per-seed ratio, seed i against seed i (``lclocks``: :func:`.laziness.laziness_clocks`). Under Kumar et al.'s
+    own rule (``lr_rule`` "kumar") the claims are named ``alpha_<prediction>_kumar_lr``; only the cells run exist."""
     for k, (arm, alpha, what, ref) in LAZINESS_OF.items():
-        name = arm_name(arm, alpha)
+        name = arm_name(arm, alpha, lr_rule)
         if what == "delay":
             base, quantity, basis = arm_name(arm, 1.0), f"delay t_test − t_tr at α = {alpha:g} over α = 1's", "alpha"
         else:
-            base, quantity, basis = arm_name("fnn_scratch", alpha), f"t_test(transfer) / t_test(scratch) at α = " \
-                                                                    f"{alpha:g}", "transfer"
+            base, quantity, basis = arm_name("fnn_scratch", alpha, lr_rule), f"t_test(transfer) / t_test(scratch) " \
+                                                                             f"at α = {alpha:g}", "transfer"
         if not any(c.setting == name for c in lclocks) or not any(c.setting == base for c in lclocks):
             continue
-        claims.hypothesis(f"alpha_{k}", ref=ref, setting=f"{labels[arm]}, α = {alpha:g}", quantity=quantity,
+        rule = "" if lr_rule == "adam" else " (Kumar et al.'s η₀/α², λ₀·α²)"
+        claims.hypothesis(f"alpha_{k}" + ("" if lr_rule == "adam" else "_kumar_lr"), ref=ref,
+                          setting=f"{labels[arm]}, α = {alpha:g}{rule}", quantity=quantity,
                           prediction=LAZINESS[k], per_seed=paired_ratio(lclocks, name, base, what),
                           basis=BASIS[basis], applicable=arrived(lclocks, base, what))
 

@@ -185,17 +185,17 @@ def critical_table(summary) -> str:
     return "\n".join(rows)
 
 
-def laziness_table(lruns: dict, lclocks: list, profile: str, seed: int = 0) -> str:
-    """Markdown: laziness × transfer (:mod:`.laziness`), per (arm, α) and seed: AdamW's η and λ, the clocks,
-    the delay, the kernel distance 1 − cos(K, K₀) where the seed stopped, and the steps trained."""
+def laziness_table(lruns: dict, lclocks: list, profile: str, seed: int = 0, lr_rule: str = "adam") -> str:
+    """Markdown: laziness × transfer (:mod:`.laziness`), per (arm, α) and seed: AdamW's η and λ (by ``lr_rule``),
+    the clocks, the delay, the kernel distance 1 − cos(K, K₀) where the seed stopped, and the steps trained."""
     by = {(c.setting, c.seed): c for c in lclocks}
     rows = ["| arm | α | AdamW η, λ | seed | t_tr | t_test | delay | kernel distance where it stopped | steps |",
             "|---|---|---|---|---|---|---|---|---|"]
     for (arm, alpha), hists in lruns.items():
         base = setting(profile, arm, seed)
-        t = base.train if alpha == 1.0 else ScaledFNN(base, alpha).train
+        t = base.train if alpha == 1.0 else ScaledFNN(base, alpha, lr_rule).train
         for i, h in enumerate(hists):
-            c = by[(arm_name(arm, alpha), seed + i)]
+            c = by[(arm_name(arm, alpha, lr_rule), seed + i)]
             rows.append(f"| {arm} | {alpha:g} | {t.lr:.3g}, {t.weight_decay:.3g} | {c.seed} | {_f(c.t_tr)} | "
                         f"{_f(c.t_test)} | {_f(c.delay)} | {_f(kernel_distance_at_stop(h, c.t_test))} | "
                         f"{int(h['step'][-1])} |")
