@@ -23,12 +23,15 @@ from companion import profiles
 from companion.claims import VERDICTS, claim_files, load_claims
 from companion.claims.text import diff_text, text_table, weak
 from companion.experiments import CHAPTERS
-from companion.pipeline import build, runs
+from companion.pipeline import build, campaign, runs
 from companion.profiles import DEFAULT_PROFILE, DEVICES, PROFILES, ParameterError, check_seed, one_of
 from companion.store import entries, kept, upkeep
 from companion.store.dirlock import DirLock
 from companion.store.entries import repo_root
 from companion.store.kept import device_name
+
+#: how ``companion run`` orders what it runs (``--order``)
+ORDERS = ("chapter", "value")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -113,6 +116,10 @@ def parser() -> OneLineParser:
                    help="also write finished experiments to results/<profile>/<chapter>/ (kept results), and "
                         "count kept results as done")
     r.add_argument("--wait", action="store_true", help="if another process holds the cache, wait for it")
+    r.add_argument("--order", choices=ORDERS, default="chapter",
+                   help="chapter: the chapters in the order given, longest experiment first (default); value: a "
+                        "campaign — what is not kept yet, the most paper claims per estimated second first "
+                        "(estimates from an earlier --dry-run on this device; claims from the last build)")
     c = sub.add_parser("claims", help="print the claims of the last build")
     c.add_argument("--out", type=Path, default=None)
     c.add_argument("--diff", nargs=2, type=Path, metavar=("A", "B"),
@@ -145,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                                args.out, args.fresh, args.jobs, args.chapter_timeout, args.wait, args.allow_cdn)
         if args.command == "run":
             return run(args.chapter, args.profile, args.device, args.seed, args.dry_run, args.time_limit,
-                       args.jobs, args.keep, args.only, args.skip, args.check, args.wait)
+                       args.jobs, args.keep, args.only, args.skip, args.check, args.wait, args.order)
         if args.command == "cache":
             return cache_command(args.action, args.dry_run, args.wait)
         if args.command == "claims":
@@ -222,13 +229,15 @@ def time_margin(limit: float) -> float:
 
 def run(chapters: list[str], profile: str, device: str, seed: int, dry_run: bool = False,
         time_limit: float | None = None, jobs: int = 1, keep: bool = False, only: list[str] = (),
-        skip: list[str] = (), check: bool = False, wait: bool = False) -> int:
-    """Compute chapters' experiments (no Jupyter needed), filling the results cache.
+        skip: list[str] = (), check: bool = False, wait: bool = False, order: str = "chapter") -> int:
+    """Compute chapters' experiments (no Jupyter needed), filling the results cache; ``order`` "value": a
+    campaign (:mod:`companion.pipeline.campaign`).
 
     Exit status: 0 when every experiment is done, 3 when the time limit stopped the run (run the
     same command again to continue), 1 when an experiment failed.
     """
     one_of("profile", profile, PROFILES)
+    one_of("order", order, ORDERS)
     for ch in chapters:
         one_of("chapter", ch, list(CHAPTERS))
     if jobs < 1:
@@ -237,27 +246,36 @@ def run(chapters: list[str], profile: str, device: str, seed: int, dry_run: bool
         raise ParameterError(f"--time-limit must be a positive number of seconds, got {time_limit}")
     profiles.resolve_device(device)
     with DirLock(entries.cache_dir(), "the results cache", wait=wait):  # one run per cache, after validation
-        return _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only, skip, check)
+        return _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only, skip, check, order)
 
 
-def _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only, skip, check) -> int:
+def _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only, skip, check, order="chapter") -> int:
     import platform
 
     started = time.time()
     deadline = started + time_limit - time_margin(time_limit) if time_limit else None
     ctx = profiles.setup(profile, device, seed)
-    tasks = runs.select([t for ch in chapters for t in runs.plan(ch, profile, ctx.device, seed)], only, skip)
+    campaign_plan = None
+    if order == "value":
+        campaign_plan = campaign.plan(chapters, profile, ctx.device, seed, find_root() / "_build" / "claims")
+        tasks = runs.select([p.task for p in campaign.order(campaign_plan)], only, skip)
+    else:
+        tasks = runs.select([t for ch in chapters for t in runs.plan(ch, profile, ctx.device, seed)], only, skip)
     where = f"{ctx.device}" + (f" ({runs_device_name(ctx.device)})" if ctx.device != "cpu" else "")
     if dry_run or check:
         what = "check (two steps of every loop)" if check else "dry run"
         print(f"[{what}] {len(tasks)} experiment(s) of {', '.join(chapters)} at profile {profile} on {where}:")
         rows = runs.dry_run(tasks, check=check)
         print(runs.summary(rows, jobs))
+        if campaign_plan is not None and not check:  # the campaign in order, with the estimates just measured
+            print("[campaign]\n" + campaign.table(campaign.plan(chapters, profile, ctx.device, seed,
+                                                                find_root() / "_build" / "claims")))
         failed = [r for r in rows if r["status"] == "probe failed"]
         return 1 if (check and failed) else 0
     print(f"[run] {len(tasks)} experiment(s) of {', '.join(chapters)} at profile {profile} on {where}, "
           f"{jobs} worker(s)" + (f", stopping after {time_limit:.0f} s" if time_limit else ""), flush=True)
-    rows = runs.execute(tasks, profile, ctx.device, seed, jobs, deadline, profile if keep else None)
+    rows = runs.execute(tasks, profile, ctx.device, seed, jobs, deadline, profile if keep else None,
+                        ordered=order == "value")
     counts = {s: sum(r["status"] == s for r in rows) for s in ("computed", "done before", "stopped", "not started",
                                                               "failed")}
     wall = time.time() - started

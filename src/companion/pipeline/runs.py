@@ -195,10 +195,12 @@ def run_task(task: Task, deadline: float | None, keep: str | None) -> dict:
 
 def execute(tasks: list[Task], profile: str, device: str, seed: int, jobs: int = 1,
             deadline: float | None = None, keep: str | None = None, verbose: bool = True,
-            batch: bool = True) -> list[dict]:
-    """Run ``tasks`` (longest first where an estimate is known, else in order) with ``jobs``
-    worker processes, stopping at ``deadline``; returns one status row per task."""
+            batch: bool = True, ordered: bool = False) -> list[dict]:
+    """Run ``tasks`` (longest first where an estimate is known, else in order; ``ordered``: in the order given,
+    a batch where its first member stands) with ``jobs`` worker processes, stopping at ``deadline``; returns
+    one status row per task."""
     est = load_estimates()
+    position = {t.key: i for i, t in enumerate(tasks)}
     if batch:  # chapters that can train several experiments as one program group them
         grouped = []
         for ch in dict.fromkeys(t.chapter for t in tasks):
@@ -212,7 +214,12 @@ def execute(tasks: list[Task], profile: str, device: str, seed: int, jobs: int =
         tasks = grouped
     # the chapters in the order asked for, longest first within each
     chapters = list(dict.fromkeys(t.chapter for t in tasks))
-    order = sorted(range(len(tasks)), key=lambda i: (chapters.index(tasks[i].chapter), -est.get(tasks[i].key, 0.0)))
+    if ordered:
+        order = sorted(range(len(tasks)), key=lambda i: min(position.get(k, len(position))
+                                                            for k in (tasks[i].key, *tasks[i].members)))
+    else:
+        order = sorted(range(len(tasks)), key=lambda i: (chapters.index(tasks[i].chapter),
+                                                         -est.get(tasks[i].key, 0.0)))
     rows: list[dict] = []
 
     def report(row: dict) -> None:

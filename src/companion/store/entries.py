@@ -56,8 +56,8 @@ def cache_dir() -> Path:
 #: the library's modules that decide and show verdicts from results and never compute a cached result
 #: (checked by ``tests/test_cache.py``: no module with an experiment imports them, directly or not). An
 #: edit of them — a claim's rule, the report, the build — leaves every cached experiment valid.
-VERDICT_MODULES = ("claims/", "cli.py", "figures/", "pipeline/build.py", "pipeline/chapters_format.py",
-                   "pipeline/execute.py", "pipeline/publish.py", "pipeline/report.py")
+VERDICT_MODULES = ("claims/", "cli.py", "figures/", "pipeline/build.py", "pipeline/campaign.py",
+                   "pipeline/chapters_format.py", "pipeline/execute.py", "pipeline/publish.py", "pipeline/report.py")
 
 
 def library_hash() -> str:
