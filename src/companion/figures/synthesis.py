@@ -33,7 +33,8 @@ def four_clocks(points: list[dict], settings: list[str]):
     for runs whose test accuracy never reaches 0.9 (at their crossing)."""
     fig, axes = subplots(1, 1, width=6.4, height=5.0)
     ax = axes[0, 0]
-    colours = dict(zip(settings, distinct_colours(len(settings))))
+    colours = dict(zip(settings, distinct_colours(len(settings))))  # the legend stands outside: 17 settings
+    # would hide the points and the top rug
     seen = [p for p in points if observed(p["t_cross"]) and observed(p["t_test"])]
     vals = [v for p in seen for v in (p["t_cross"], p["t_test"])] or [1, 10]
     lo, hi = max(min(vals) / 3, 1), max(vals) * 3
@@ -56,7 +57,7 @@ def four_clocks(points: list[dict], settings: list[str]):
         ax.scatter([], [], facecolors="none", edgecolors="k", marker=m, label=LABELS[d])
     ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi), xlabel="step test accuracy reaches 0.9",
            ylabel="step a diagnostic crosses halfway (from t_tr)")
-    ax.legend(fontsize=7, loc="upper left", ncol=2)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     paper_title(ax, "", "four clocks")
     return fig
 
