@@ -223,11 +223,15 @@ def digits_note(res: dict, gaps) -> Markdown:
                     f"{res.get('init_scale', '—')}, the same budget).")
 
 
-def ablations_note(random_delays: list, merge: dict, same_dim: dict) -> Markdown:
-    """Paper Fig. 15: the random A·B delays and the merged and same-dimension targets' results."""
+def ablations_note(random_delays: list, merge: dict, same_dim: dict, p: int) -> Markdown:
+    """Paper Fig. 15: the random A·B delays and the merged and same-dimension targets' results; for (c), how many
+    weak models got above twice chance (1/p) — below it there is no partial model to transfer."""
+    weak = [float(s["test_acc"]) for s in same_dim["selections"]]
+    above = sum(w > 2 / p for w in weak)
     return Markdown(f"Random A·B (MLP), per seed: train 90% at epochs {_seq(d.train for d in random_delays)}, test "
                     f"90% at {_seq(d.test for d in random_delays)}. Merged (b): final test "
                     f"{_seq(merge['test_acc'][merge['seed_members'], -1], '.3f')}. Same-dimension weak model (c): "
-                    f"weak test {_seq((s['test_acc'] for s in same_dim['selections']), '.3f')}, target final test "
+                    f"weak test {_seq(weak, '.3f')} ({above} of {len(weak)} above twice chance, 2/p = {2 / p:.3f}"
+                    f"{': no partial model to transfer' if not above else ''}), target final test "
                     f"{_seq(same_dim['test_acc'][same_dim['seed_members'], -1], '.3f')}.")
 
