@@ -14,6 +14,7 @@ out=${OUT:-_build/gpu_window}
 mkdir -p "$out"
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 start=$(date +%s)
+marker=$(mktemp)  # kept results newer than this are the window's (the machine's copy may not be a git checkout)
 timeout 90 "$py" benchmarks/gpu_window.py --device cuda --seconds 75 > "$out/gpu_window.txt" 2>&1
 cp benchmarks/gpu_window.json "$out/" 2>/dev/null
 rest=$(( budget - ($(date +%s) - start) - 60 ))  # a minute left to pack
@@ -22,8 +23,8 @@ if (( rest > 60 )); then
     --device cuda --order value --keep --jobs "$jobs" --time-limit "$rest" > "$out/campaign.txt" 2>&1
   echo "campaign exit $?" >> "$out/campaign.txt"
 fi
-# the kept results this window wrote (new or changed files under results/), in one archive, split at 15 MiB
-git ls-files --others --modified results | tar -czf "$out/kept.tgz" -T - 2>/dev/null
+# the kept results this window wrote (files under results/ newer than the start), in one archive, split at 15 MiB
+find results -type f -newer "$marker" | tar -czf "$out/kept.tgz" -T - 2>/dev/null
 if [ "$(stat -c %s "$out/kept.tgz")" -gt 15728640 ]; then
   split -b 15m -d "$out/kept.tgz" "$out/kept.tgz." && rm "$out/kept.tgz"
 fi
