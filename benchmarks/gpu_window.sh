@@ -1,28 +1,49 @@
 #!/usr/bin/env bash
-# One GPU window as one prepared command: the step micro-benchmark (≤ 90 s), then the campaign — every chapter's
-# paper-scale experiments not yet kept, the most paper claims per estimated second first
-# (`companion run … --order value`, companion.pipeline.campaign) — until the budget, finished experiments kept under
-# results/paper/, and what came of it packed into $OUT (the device tool's folder) in at most 8 files of ≤ 16 MiB.
+# One GPU window as one prepared command, in four stages, each with its share of the budget:
+#   1. every chapter at the smoke profile on the device (the code paths run on it at all; ≤ 90 s);
+#   2. the step micro-benchmark (benchmarks/gpu_window.py, ≤ 80 s);
+#   3. a dry run on the device in the campaign's order, until its share (≤ 150 s): the estimates it saves are the
+#      device's measured rates, and they order stage 4;
+#   4. the campaign — every chapter's paper-scale experiments not yet kept, the most paper claims per estimated
+#      second first (`companion run … --order value`, companion.pipeline.campaign) — until the budget, finished
+#      experiments kept under results/paper/;
+# then what came of it packed into $OUT (the device tool's folder) in at most 8 files of ≤ 16 MiB.
+# The campaign counts claims from the last build's _build/claims (copy it along when the machine has no build).
 #
 # Usage: bash benchmarks/gpu_window.sh BUDGET_SECONDS [JOBS]   (PYTHON: the interpreter with torch + CUDA)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:?give the seconds this window has for the whole script}
-jobs=${2:-4}
+jobs=${2:-8}
 py=${PYTHON:-python3}
 out=${OUT:-_build/gpu_window}
 mkdir -p "$out"
-export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+export COMPANION_CACHE_DIR=${COMPANION_CACHE_DIR:-/tmp/companion_window_cache}
+chapters="grokking linear_estimators progress_measures lazy_rich groktransfer"
 start=$(date +%s)
+left() { echo $(( budget - ($(date +%s) - start) - 45 )); }  # 45 s kept to pack
 marker=$(mktemp)  # kept results newer than this are the window's (the machine's copy may not be a git checkout)
+{ nvidia-smi -L; "$py" -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"; } \
+  > "$out/machine.txt" 2>&1
+COMPANION_CACHE_DIR=/tmp/companion_window_smoke timeout 100 "$py" -m companion run $chapters synthesis \
+  --profile smoke --device cuda --jobs "$jobs" --time-limit 90 > "$out/smoke.txt" 2>&1
+echo "smoke exit $?" >> "$out/smoke.txt"
 timeout 90 "$py" benchmarks/gpu_window.py --device cuda --seconds 75 > "$out/gpu_window.txt" 2>&1
 cp benchmarks/gpu_window.json "$out/" 2>/dev/null
-rest=$(( budget - ($(date +%s) - start) - 60 ))  # a minute left to pack
+dry=$(( $(left) / 3 )); (( dry > 150 )) && dry=150
+if (( dry > 30 )); then
+  timeout $(( dry + 30 )) "$py" -m companion run $chapters --profile paper --device cuda --order value --dry-run \
+    --time-limit "$dry" > "$out/dry_run.txt" 2>&1
+  echo "dry run exit $?" >> "$out/dry_run.txt"
+fi
+rest=$(left)
 if (( rest > 60 )); then
-  "$py" -m companion run grokking linear_estimators progress_measures lazy_rich groktransfer --profile paper \
-    --device cuda --order value --keep --jobs "$jobs" --time-limit "$rest" > "$out/campaign.txt" 2>&1
+  timeout $(( rest + 30 )) "$py" -m companion run $chapters --profile paper --device cuda --order value --keep \
+    --jobs "$jobs" --time-limit "$rest" > "$out/campaign.txt" 2>&1
   echo "campaign exit $?" >> "$out/campaign.txt"
 fi
+cp "$COMPANION_CACHE_DIR/estimates.json" "$out/estimates.json" 2>/dev/null
 # the kept results this window wrote (files under results/ newer than the start), in one archive, split at 15 MiB
 find results -type f -newer "$marker" | tar -czf "$out/kept.tgz" -T - 2>/dev/null
 if [ "$(stat -c %s "$out/kept.tgz")" -gt 15728640 ]; then

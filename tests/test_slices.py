@@ -247,3 +247,20 @@ def test_a_loop_of_in_place_tensors_resumes_bit_for_bit(isolated):
     def flat(x):
         return [v for k in sorted(x, key=str) for v in flat(x[k])] if isinstance(x, dict) else [np.asarray(x)]
     assert all(np.array_equal(a, b, equal_nan=a.dtype.kind == "f") for a, b in zip(flat(reference), flat(out)))
+
+
+def test_a_dry_run_saves_each_estimate_as_it_goes_and_stops_at_its_deadline(isolated):
+    """A GPU window's dry run has a share of the window: past its deadline it probes nothing more, and what it
+    probed before is already in the estimates file (a dry run killed mid-way keeps its rates)."""
+    import time
+
+    from companion.pipeline import runs
+    from companion.store.tasks import Task
+
+    cfgs = [TwoPhase(steps=371 + i) for i in range(3)]  # steps no other test probes
+    tasks = [Task("demo", two_phase.experiment_name, c, "cpu", entries.key(two_phase.experiment_name, c, "cpu"))
+             for c in cfgs]
+    (first,) = runs.dry_run(tasks[:1], verbose=False)
+    assert runs.load_estimates() == {first["key"]: first["estimate_s"]}
+    assert runs.dry_run(tasks[1:], verbose=False, deadline=time.time() - 1) == []
+    assert set(runs.load_estimates()) == {first["key"]}

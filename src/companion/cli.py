@@ -265,7 +265,7 @@ def _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only,
     if dry_run or check:
         what = "check (two steps of every loop)" if check else "dry run"
         print(f"[{what}] {len(tasks)} experiment(s) of {', '.join(chapters)} at profile {profile} on {where}:")
-        rows = runs.dry_run(tasks, check=check)
+        rows = runs.dry_run(tasks, check=check, deadline=deadline)
         print(runs.summary(rows, jobs))
         if campaign_plan is not None and not check:  # the campaign in order, with the estimates just measured
             print("[campaign]\n" + campaign.table(campaign.plan(chapters, profile, ctx.device, seed,

@@ -90,8 +90,10 @@ def save_estimates(new: dict) -> None:
     os.replace(tmp, path)
 
 
-def dry_run(tasks: list[Task], verbose: bool = True, check: bool = False) -> list[dict]:
-    """Probe every task in this process; one row per task with its estimate in seconds.
+def dry_run(tasks: list[Task], verbose: bool = True, check: bool = False, deadline: float | None = None) -> list[dict]:
+    """Probe every task in this process; one row per task with its estimate in seconds, each estimate saved as
+    soon as it is measured (a dry run cut short keeps what it probed). Past ``deadline`` (a ``time.time()``) no
+    further task is probed.
 
     With ``check`` each loop runs two steps only and never fast-forwards: the point is that every
     config builds its data and model and steps at its shapes, not the estimate.
@@ -103,6 +105,9 @@ def dry_run(tasks: list[Task], verbose: bool = True, check: bool = False) -> lis
     rows = []
     try:
         for t in tasks:
+            if deadline is not None and time.time() > deadline:
+                print(f"[dry run] time limit: {len(tasks) - len(rows)} experiment(s) not probed", flush=True)
+                break
             cache.PROBES[:] = []
             slices.SESSION.truncated = False
             t0 = time.perf_counter()
@@ -121,10 +126,10 @@ def dry_run(tasks: list[Task], verbose: bool = True, check: bool = False) -> lis
             rows.append(row)
             if verbose:
                 print(format_row(row), flush=True)
+            if not check and row["status"] in ("probed", "partial"):
+                save_estimates({row["key"]: row["estimate_s"]})
     finally:
         slices.configure()
-    if not check:
-        save_estimates({r["key"]: r["estimate_s"] for r in rows if r["status"] in ("probed", "partial")})
     return rows
 
 
