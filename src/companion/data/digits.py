@@ -55,6 +55,7 @@ def _find(directory: Path, stem: str) -> Path | None:
 
 
 SKLEARN_DIGITS = "scikit-learn load_digits (8×8 UCI digits; no MNIST files given)"
+SKLEARN_N_IMAGES = 1797  # images in scikit-learn's digits
 
 
 def digits_source(mnist_dir: str | Path | None = None) -> str:

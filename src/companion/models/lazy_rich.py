@@ -54,7 +54,8 @@ class OutputScaled(nn.Module):
     def __init__(self, f: nn.Module, alpha: float):
         super().__init__()
         self.f = f
-        self.register_buffer("alpha", torch.tensor(float(alpha)))
+        where = next(f.parameters(), None)  # on the device of f's parameters (f may be on a GPU already)
+        self.register_buffer("alpha", torch.tensor(float(alpha), device=None if where is None else where.device))
 
     def forward(self, x: Tensor) -> Tensor:
         return self.alpha * self.f(x)

@@ -51,8 +51,8 @@ def train_scaled_transformers(models, datas, alphas, lrs, wds, how: TransformerT
     ens = Ensemble(models)
     params = ens.parameters()
     K = len(models)
-    al = torch.as_tensor(alphas, dtype=torch.float32)[:, None, None]
     Xtr, Ytr = torch.stack([d.train_x for d in datas]), torch.stack([d.train_y for d in datas])
+    al = torch.as_tensor(alphas, dtype=torch.float32, device=Xtr.device)[:, None, None]
     Xte, Yte = torch.stack([d.test_x for d in datas]), torch.stack([d.test_y for d in datas])
     hist: dict[str, list] = {k: [] for k in ("train_loss", "train_acc", "test_loss", "test_acc")}
 
@@ -84,8 +84,8 @@ def train_scaled_transformers(models, datas, alphas, lrs, wds, how: TransformerT
         for split, X, Y in (("train", Xtr, Ytr), ("test", Xte, Yte)):
             ce, lg = losses(X, Y, idx)
             loss, acc = np.full(K, np.nan), np.full(K, np.nan)
-            loss[idx.numpy()] = ce.numpy()
-            acc[idx.numpy()] = (lg.argmax(-1) == Y[idx]).float().mean(-1).numpy()
+            loss[idx.cpu().numpy()] = ce.cpu().numpy()
+            acc[idx.cpu().numpy()] = (lg.argmax(-1) == Y[idx]).float().mean(-1).cpu().numpy()
             hist[f"{split}_loss"].append(loss)
             hist[f"{split}_acc"].append(acc)
         return stop_level is not None and not len(active())
@@ -143,8 +143,8 @@ def train_linearised_transformers(models, datas, linearise, alpha: float, lr: fl
     def record(t: int) -> bool:
         for (a, b), X, Y in ((("train_loss", "lin_train"), Xtr, Ytr), (("test_loss", "lin_test"), Xte, Yte)):
             net, lin = losses(X, Y)
-            hist[a].append(net.numpy())
-            hist[b].append(lin.numpy())
+            hist[a].append(net.cpu().numpy())
+            hist[b].append(lin.cpu().numpy())
         if stop_rel is None:
             return False
         net, lin = np.stack(hist["train_loss"]), np.stack(hist["lin_train"])

@@ -284,6 +284,16 @@ FIG6A_PROFILES = {"paper": FIG6A,
                   "smoke": replace(FIG6A, n_test=797, alphas=(1e-3, 1.0), width=32, depth=2, steps=200)}
 
 
+def digits_that_fit(cfg: Digits) -> Digits:
+    """``cfg`` as it can run on the images at hand: without MNIST files, scikit-learn's 1797 digits, and the
+    test set is what the training images leave (797 beside the paper's 1000; the reduced profiles ask for that)."""
+    from companion.data.digits import SKLEARN_DIGITS, SKLEARN_N_IMAGES, digits_source
+
+    if digits_source() == SKLEARN_DIGITS and cfg.n_train + cfg.n_test > SKLEARN_N_IMAGES:
+        return replace(cfg, n_test=SKLEARN_N_IMAGES - cfg.n_train)
+    return cfg
+
+
 @experiment
 def fig6a(cfg: Digits, device: str = "cpu") -> dict:
     """Chapter Fig. 6a: one run per (seed, α) on MNIST (if given) or scikit-learn's digits, all one
