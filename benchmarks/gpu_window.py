@@ -7,6 +7,11 @@ shape, p = 113, 30% of the pairs) after a warm-up, written to ``gpu_window.json`
   batches): how far a step is from its launch floor, and whether 16 seeds cost ≤ 1.5× one;
 * ``fp32_ms`` and ``tf32_ms`` — one wide member (d_model 512) with TF32 matmuls off and on (a no-op on a CPU).
 
+* ``graph_k1_ms``, ``graph_k16_ms`` and ``eager_k1_ms``, ``eager_k16_ms`` — the library's own loop
+  (:func:`companion.train.fit.fit` with the device-resident optimizer) with its step replayed from a CUDA graph and
+  without (``COMPANION_CUDA_GRAPHS``), and ``graph_max_diff``: the largest difference between the parameters the
+  two reach from one initialisation in 100 steps (0 when the replay runs the eager kernels).
+
 Run: ``python benchmarks/gpu_window.py [--device cuda] [--seconds 60]``; it stops timing when its budget is spent.
 """
 
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 from pathlib import Path
@@ -52,6 +58,30 @@ def step_ms(k: int, d_model: int, device: str, deadline: float, steps: int = 20)
     return statistics.median(times) if times else float("nan")
 
 
+def fit_run(k: int, device: str, graphs: bool, steps: int) -> tuple[float, list[torch.Tensor]]:
+    """(ms per step, final parameters) of ``steps`` full-batch steps of ``k`` vmapped transformers through the
+    library's loop, the step captured in a CUDA graph or not."""
+    from companion.train.ensemble import ensemble_loss
+    from companion.train.fit import fit
+    from companion.train.optim import BatchedOptimizer
+
+    os.environ["COMPANION_CUDA_GRAPHS"] = "1" if graphs else "0"
+    data = modular_arithmetic(113, "add", 0.3, 0).to(device)
+    cfg = TransformerConfig(p=113, d_model=128, d_mlp=512)
+    ens = Ensemble([Transformer(cfg, seed=s).to(device) for s in range(k)])
+    params = ens.parameters()
+    opt = BatchedOptimizer(params, "adamw", 1e-3, 1.0)
+    x, y = data.train_x.expand(k, *data.train_x.shape), data.train_y.expand(k, *data.train_y.shape)
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    fit(params, opt, steps, evals={0}, record=lambda t: False, loss=lambda t: ensemble_loss(ens.forward(x), y),
+        warmup=10, static=True)
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+    return 1e3 * (time.perf_counter() - t0) / steps, [p.detach().clone() for p in params]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -67,6 +97,15 @@ def main() -> None:
         out[name] = step_ms(1, 512, args.device, deadline)
     torch.backends.cuda.matmul.allow_tf32 = False
     out["k16_over_k1"] = out["k16_ms"] / out["k1_ms"]
+    for k in (1, 16):
+        for graphs in (False, True):
+            if time.time() < deadline:
+                ms, final = fit_run(k, args.device, graphs, 300)
+                out[f"{'graph' if graphs else 'eager'}_k{k}_ms"] = ms
+    if time.time() < deadline:
+        _, eager = fit_run(4, args.device, False, 100)
+        _, replayed = fit_run(4, args.device, True, 100)
+        out["graph_max_diff"] = max(float((a - b).abs().max()) for a, b in zip(eager, replayed))
     (HERE / "gpu_window.json").write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
 

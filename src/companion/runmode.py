@@ -39,6 +39,7 @@ VARIABLES = {
     "COMPANION_MNIST_DIR": "MNIST IDX files (default: scikit-learn's bundled 8×8 digits)",
     "COMPANION_PROGRESS_EVERY": "seconds between a build's progress lines (default 60)",
     "COMPANION_PAPER_VIEW": "`1`: show kept paper-scale results beside a build at a profile other than cpu",
+    "COMPANION_CUDA_GRAPHS": "`0`: train eagerly on a GPU, never replaying a captured step (companion.train.graph)",
 }
 
 

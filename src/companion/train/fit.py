@@ -22,6 +22,7 @@ App. C (:mod:`companion.theory.progress_measures`).
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import Callable, Collection, Sequence
 
@@ -29,6 +30,7 @@ import numpy as np
 import torch
 
 from companion.store import slices
+from companion.train import graph
 
 GradFilter = Callable[[list[torch.Tensor], dict], None]
 
@@ -57,7 +59,7 @@ def fit(params: Sequence[torch.Tensor], optimizer, steps: int, *,
         loss: Callable[[int], torch.Tensor] | None = None,
         gradient: Callable[[int], Sequence[torch.Tensor]] | None = None,
         grad_filter: GradFilter | None = None, warmup: int = 0,
-        state: tuple[Callable[[], dict], Callable[[dict], None]] | None = None) -> None:
+        state: tuple[Callable[[], dict], Callable[[dict], None]] | None = None, static: bool = False) -> None:
     """Train ``params`` (leaf tensors, updated in place) for ``steps`` updates.
 
     ``loss(t)``: the scalar objective of update ``t`` (an ensemble's is the sum of its members'
@@ -66,7 +68,9 @@ def fit(params: Sequence[torch.Tensor], optimizer, steps: int, *,
     are checked against autograd in the tests). ``optimizer`` is a ``torch.optim`` optimizer or
     a :class:`~companion.train.optim.BatchedOptimizer` over ``params``. ``evals``: the steps at
     which ``record`` is called. ``state``: the caller's own ``(save, load)`` (its history, a
-    mini-batch generator), checkpointed with the parameters and the optimizer.
+    mini-batch generator), checkpointed with the parameters and the optimizer. ``static``: ``loss(t)`` is the
+    same full-batch objective of the same tensors at every ``t``, so on a GPU the step may be captured in a CUDA
+    graph and replayed (:mod:`companion.train.graph`; the same numbers, without the host between kernels).
     """
     if (loss is None) == (gradient is None):
         raise ValueError("fit needs exactly one of loss and gradient")
@@ -96,22 +100,39 @@ def fit(params: Sequence[torch.Tensor], optimizer, steps: int, *,
         if state is not None:
             state[1](s["caller"])
 
+    use_graph = static and loss is not None and graph.capturable(params, optimizer, grad_filter)
+    captured, eager_steps = None, 0
     for t in slices.steps(steps + 1, evals=evals, save=save, load=load):
         if t in evals and record(t):
             break
         if t == steps:
             break
-        optimizer.zero_grad(set_to_none=True)
-        if loss is not None:
-            loss(t).backward()
-        else:
-            for p, g in zip(params, gradient(t)):
-                p.grad = g
-        if grad_filter is not None:
-            grad_filter(params, filter_state)
-        if batched:
-            optimizer.step(factor(t))
-        else:
-            optimizer.step()
-            if sched is not None:
-                sched.step()
+        if use_graph and captured is None and eager_steps >= graph.WARM_STEPS:
+            captured = graph.capture(optimizer, lambda: loss(t))
+            use_graph = captured is not None
+        if captured is not None:
+            optimizer.scale.fill_(factor(t))
+            captured.replay()
+            optimizer.t += 1
+            continue
+        eager_steps += 1
+        with graph.warm_stream(params[0].device) if use_graph else contextlib.nullcontext():
+            _eager_step(params, optimizer, t, loss, gradient, grad_filter, filter_state, factor, batched, sched)
+
+
+def _eager_step(params, optimizer, t, loss, gradient, grad_filter, filter_state, factor, batched, sched) -> None:
+    """One update driven from the host: gradients, filter, optimizer step (with its warm-up factor)."""
+    optimizer.zero_grad(set_to_none=True)
+    if loss is not None:
+        loss(t).backward()
+    else:
+        for p, g in zip(params, gradient(t)):
+            p.grad = g
+    if grad_filter is not None:
+        grad_filter(params, filter_state)
+    if batched:
+        optimizer.step(factor(t))
+    else:
+        optimizer.step()
+        if sched is not None:
+            sched.step()

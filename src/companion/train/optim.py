@@ -40,18 +40,25 @@ class BatchedOptimizer:
     * adamw: p ← p(1 − lr·wd); m ← β₁m + (1 − β₁)g; v ← β₂v + (1 − β₂)g²; p ← p − lr·m̂/(√v̂ + ε)
     * adam:  g ← g + wd·p, then the same without the decoupled decay;
     * sgd:   g ← g + wd·p; b ← μb + g (b = g when μ = 0); p ← p − lr·b.
+
+    Everything a step reads lives on the parameters' device (learning rates, decays, moments, and the step
+    count ``t_device`` beside the host's ``t``), so a step given its warm-up factor as a tensor (``scale``) reads
+    nothing from the host and can be captured in a CUDA graph (:mod:`companion.train.graph`).
     """
 
     def __init__(self, params: list[torch.Tensor], name: str = "adamw", lr=1e-3, weight_decay=0.0,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, momentum: float = 0.0):
         one_of("optimizer", name, OPTIMIZERS)
         self.params, self.name = list(params), name
-        M = self.params[0].shape[0]
-        dt = self.params[0].dtype
-        self.lr = self._member_values(lr, M, dt)
-        self.wd = self._member_values(weight_decay, M, dt)
+        M = self.params[0].shape[0] if self.params[0].dim() else 1
+        dt, dev = self.params[0].dtype, self.params[0].device
+        self.lr = self._member_values(lr, M, dt).to(dev)
+        self.wd = self._member_values(weight_decay, M, dt).to(dev)
+        self.l2 = name != "adamw" and bool((self.wd != 0).any())  # Adam's and SGD's decay enters the gradient
         self.b1, self.b2 = betas
         self.eps, self.momentum, self.t = eps, momentum, 0
+        self.t_device = torch.zeros((), dtype=torch.float64, device=dev)  # t, for a step that reads no host value
+        self.scale = torch.ones((), dtype=dt, device=dev)  # the warm-up factor a captured step reads
         self.m = [torch.zeros_like(p) for p in self.params]
         self.v = [torch.zeros_like(p) for p in self.params] if name != "sgd" else []
 
@@ -66,20 +73,29 @@ class BatchedOptimizer:
             p.grad = None
 
     @torch.no_grad()
-    def step(self, lr_scale: float = 1.0) -> None:
-        self.t += 1
-        c1, c2 = 1 - self.b1 ** self.t, 1 - self.b2 ** self.t
+    def step(self, lr_scale: float | torch.Tensor = 1.0) -> None:
+        """One update. ``lr_scale``: the warm-up factor, a number, or a 0-d tensor on the parameters' device
+        (:attr:`scale`): then the bias corrections come from :attr:`t_device` and the step reads nothing from
+        the host — the form a CUDA graph captures; the caller then advances the host's ``t`` itself. Both
+        forms give the same numbers: the factors are rounded to the parameters' dtype either way."""
+        on_device = isinstance(lr_scale, torch.Tensor)
+        self.t_device.add_(1)
+        if on_device:
+            c1, c2 = 1 - self.b1 ** self.t_device, 1 - self.b2 ** self.t_device
+        else:
+            self.t += 1
+            c1, c2 = 1 - self.b1 ** self.t, 1 - self.b2 ** self.t
         for i, p in enumerate(self.params):
             if p.grad is None:
                 continue
             shape = (-1,) + (1,) * (p.dim() - 1)
-            lr = self.lr if lr_scale == 1.0 else self.lr * lr_scale
-            lr = (lr.view(shape) if lr.dim() else lr).to(p.device)
-            wd = (self.wd.view(shape) if self.wd.dim() else self.wd).to(p.device)
+            lr = self.lr * lr_scale if on_device or lr_scale != 1.0 else self.lr
+            lr = lr.view(shape) if lr.dim() else lr
+            wd = self.wd.view(shape) if self.wd.dim() else self.wd
             g = p.grad
             if self.name == "adamw":
                 p.mul_(1 - lr * wd)
-            elif bool((self.wd != 0).any()):
+            elif self.l2:
                 g = g + wd * p
             if self.name == "sgd":
                 if self.momentum:
@@ -98,6 +114,7 @@ class BatchedOptimizer:
         with torch.no_grad():
             for mine, saved in zip(self.m + self.v, s["m"] + s["v"]):
                 mine.copy_(saved)
+            self.t_device.fill_(s["t"])
         self.t = s["t"]
 
 

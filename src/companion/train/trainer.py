@@ -19,9 +19,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from companion.settings import one_of, unstated
+from companion.train import graph
 from companion.train.ensemble import Ensemble, ensemble_loss
 from companion.train.fit import GradFilter, fit, log_steps
-from companion.train.optim import OPTIMIZERS, make_optimizer
+from companion.train.optim import OPTIMIZERS, BatchedOptimizer, make_optimizer
 
 LOSS_DTYPES = ("float64", "float32")
 
@@ -58,7 +59,12 @@ class Split(Protocol):
 
 
 def optimizer_for(params, cfg: TrainConfig):
-    """The optimizer ``cfg`` names, over ``params`` (:func:`companion.train.optim.make_optimizer`)."""
+    """The optimizer ``cfg`` names, over ``params`` (:func:`companion.train.optim.make_optimizer`); on a GPU the
+    batched one, whose state lives on the device, so that the step can be captured (:mod:`companion.train.graph`;
+    the two differ in rounding only)."""
+    params = list(params)
+    if graph.enabled(params):
+        return BatchedOptimizer(params, cfg.optimizer, cfg.lr, cfg.weight_decay, cfg.betas, momentum=cfg.momentum)
     return make_optimizer(params, cfg.optimizer, cfg.lr, cfg.weight_decay, cfg.betas, momentum=cfg.momentum)
 
 
@@ -190,7 +196,7 @@ def train(model: nn.Module, data: Split, cfg: TrainConfig,
 
     state = _history_state([hist], lambda: {"gen": g.get_state(), "reached": reached[0]}, restore)
     fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, grad_filter=grad_filter,
-        warmup=cfg.warmup, state=state)
+        warmup=cfg.warmup, state=state, static=cfg.batch_size is None or cfg.batch_size >= n)
     return _finish_history(hist)
 
 
@@ -253,5 +259,5 @@ def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
 
     state = _history_state(hists, lambda: {"reached": [r[0] for r in reached], "done": list(done)}, restore)
     fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, grad_filter=grad_filter,
-        warmup=cfg.warmup, state=state)
+        warmup=cfg.warmup, state=state, static=True)
     return [_finish_history(h) for h in hists]

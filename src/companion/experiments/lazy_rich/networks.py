@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from companion.data.digits import load_digits_dataset
+from companion.data.digits import SKLEARN_DIGITS, SKLEARN_N_IMAGES, digits_source, load_digits_dataset
 from companion.data.modular import modular_arithmetic
 from companion.events import (
     NOT_OBSERVED,
@@ -287,8 +287,6 @@ FIG6A_PROFILES = {"paper": FIG6A,
 def digits_that_fit(cfg: Digits) -> Digits:
     """``cfg`` as it can run on the images at hand: without MNIST files, scikit-learn's 1797 digits, and the
     test set is what the training images leave (797 beside the paper's 1000; the reduced profiles ask for that)."""
-    from companion.data.digits import SKLEARN_DIGITS, SKLEARN_N_IMAGES, digits_source
-
     if digits_source() == SKLEARN_DIGITS and cfg.n_train + cfg.n_test > SKLEARN_N_IMAGES:
         return replace(cfg, n_test=SKLEARN_N_IMAGES - cfg.n_train)
     return cfg
