@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One GPU window as one prepared command, in four stages, each with its share of the budget:
-#   1. every chapter at the smoke profile on the device (the code paths run on it at all; ≤ 90 s);
+#   1. every chapter at the smoke profile on the device (the code paths run on it at all; ≤ 90 s), and the tests
+#      that need a GPU;
 #   2. the step micro-benchmark (benchmarks/gpu_window.py, ≤ 80 s);
 #   3. a dry run on the device in the campaign's order, until its share (≤ 150 s): the estimates it saves are the
 #      device's measured rates, and they order stage 4;
@@ -29,6 +30,9 @@ marker=$(mktemp)  # kept results newer than this are the window's (the machine's
 COMPANION_CACHE_DIR=/tmp/companion_window_smoke timeout 100 "$py" -m companion run $chapters synthesis \
   --profile smoke --device cuda --jobs "$jobs" --time-limit 90 > "$out/smoke.txt" 2>&1
 echo "smoke exit $?" >> "$out/smoke.txt"
+# the tests that need a GPU (the captured step against eager training; Kumar et al.'s nets on the device)
+timeout 90 "$py" -m pytest -q -p no:cacheprovider -k "gpu or cuda" tests/test_graph.py tests/test_lazy_rich.py \
+  >> "$out/smoke.txt" 2>&1
 timeout 90 "$py" benchmarks/gpu_window.py --device cuda --seconds 75 > "$out/gpu_window.txt" 2>&1
 cp benchmarks/gpu_window.json "$out/" 2>/dev/null
 dry=$(( $(left) / 3 )); (( dry > 150 )) && dry=150
