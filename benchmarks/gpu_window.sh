@@ -31,7 +31,7 @@ COMPANION_CACHE_DIR=/tmp/companion_window_smoke timeout 100 "$py" -m companion r
   --profile smoke --device cuda --jobs "$jobs" --time-limit 90 > "$out/smoke.txt" 2>&1
 echo "smoke exit $?" >> "$out/smoke.txt"
 # the tests that need a GPU (the captured step against eager training; Kumar et al.'s nets on the device)
-timeout 90 "$py" -m pytest -q -p no:cacheprovider -k "gpu or cuda" tests/test_graph.py tests/test_lazy_rich.py \
+timeout 90 "$py" -m pytest -q -p no:cacheprovider -k "gpu or device" tests/test_graph.py tests/test_lazy_rich.py \
   >> "$out/smoke.txt" 2>&1
 timeout 90 "$py" benchmarks/gpu_window.py --device cuda --seconds 75 > "$out/gpu_window.txt" 2>&1
 cp benchmarks/gpu_window.json "$out/" 2>/dev/null
