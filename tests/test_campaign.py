@@ -85,3 +85,28 @@ def test_execute_keeps_a_campaigns_order_and_a_batch_where_its_first_member_stan
     seen.clear()
     runs.execute(tasks, "smoke", "cpu", 0, verbose=False, batch=False)  # by chapter, longest first
     assert seen == ["b", "c", "a"]
+
+
+def test_kept_status_tells_current_from_fewer_seeds_nested_and_stale(tmp_path):
+    """`companion kept status`: a kept result a configuration asks for is current; one of an experiment never
+    planned at the top is nested; one of a planned experiment at a configuration nobody asks for any more is
+    stale — and only that last kind is listed."""
+    from dataclasses import replace
+
+    from companion.store import kept
+
+    with runmode.using(cache_dir=tmp_path / "cache", results_dir=tmp_path / "results"):
+        planned = campaign.plan(["grokking"], "smoke", "cpu", 0)
+        t = planned[0].task
+        folder = tmp_path / "results" / "smoke" / "grokking"
+        meta = {"date": "2026-11-28T00:00:00", "commit": "abcdef0", "device": "cpu"}
+        kept.write(folder / kept.filename(t.experiment, t.config), {"x": 1}, meta)
+        kept.write(folder / kept.filename("companion.experiments.grokking.inner", t.config), {"x": 1}, meta)
+        changed = replace(t.config, train_frac=0.41)  # a setting changed since it was kept
+        kept.write(folder / kept.filename(t.experiment, changed), {"x": 1}, meta)
+        rows = campaign.kept_status(["grokking"], "smoke")
+    states = sorted(r["state"] for r in rows)
+    assert states == ["current", "nested", "stale"], rows
+    text = campaign.kept_status_text(rows)
+    assert "stale" in text and kept.filename(t.experiment, changed) in text
+    assert kept.filename(t.experiment, t.config) not in text  # the current one is counted, not listed

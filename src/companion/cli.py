@@ -7,6 +7,7 @@
                      [--time-limit S] [--jobs N] [--keep] [--only RE]... [--skip RE]... [--wait]
     companion claims [--out DIR] [--weak] [--diff A B]
     companion cache  verify | prune [--dry-run] [--wait]
+    companion kept   status [CHAPTER...] [--profile P]
 
 Bad input gets one line naming what is valid and exit status 2, never a traceback.
 """
@@ -128,6 +129,12 @@ def parser() -> OneLineParser:
     c.add_argument("--weak", action="store_true",
                    help="list held claims that are fragile: one value, within 5%% of the bound, a seed on the "
                         "other side, or no quote of the paper")
+    kp = sub.add_parser("kept", help="the kept paper-scale results and their standing against the configurations")
+    kp.add_argument("action", choices=("status",),
+                    help="status: per chapter, how many kept results a configuration asks for (current, or at its "
+                         "first seeds), are computed inside others (nested), or no configuration asks for (stale)")
+    kp.add_argument("chapter", nargs="*", help="chapters (default: every chapter with a registry)")
+    kp.add_argument("--profile", default="paper")
     k = sub.add_parser("cache", help="check the results cache, or remove what no current configuration can use")
     k.add_argument("action", choices=("verify", "prune"),
                    help="verify: check every entry's checksum (exit 1 if one is damaged); prune: remove entries "
@@ -153,6 +160,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "run":
             return run(args.chapter, args.profile, args.device, args.seed, args.dry_run, args.time_limit,
                        args.jobs, args.keep, args.only, args.skip, args.check, args.wait, args.order)
+        if args.command == "kept":
+            chapters = args.chapter or [c for c in CHAPTERS if c != "synthesis"]
+            for ch in chapters:
+                one_of("chapter", ch, list(CHAPTERS))
+            one_of("profile", args.profile, PROFILES)
+            print(campaign.kept_status_text(campaign.kept_status(chapters, args.profile)))
+            return 0
         if args.command == "cache":
             return cache_command(args.action, args.dry_run, args.wait)
         if args.command == "claims":

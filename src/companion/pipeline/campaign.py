@@ -125,3 +125,49 @@ def table(planned: list[Planned]) -> str:
     lines.append(f"  {len(rows)} experiment(s) to run ({done} kept already): {sum(known):.0f} s estimated for "
                  f"{len(known)}, {len(rows) - len(known)} never probed on this device")
     return "\n".join(lines)
+
+
+#: a kept result's standing against the registries (:func:`kept_status`)
+KEPT_STATES = ("current", "fewer seeds", "nested", "stale")
+
+
+def kept_status(chapters, profile: str) -> list[dict]:
+    """Every kept result of ``profile`` (``results/<profile>/<chapter>/``) for ``chapters``, each with its standing:
+
+    * ``current`` — a registry entry plans exactly this experiment and configuration;
+    * ``fewer seeds`` — it is a planned configuration's run at its first seeds (:func:`kept.first_seeds`), which a
+      page of kept results reads for the seeds it has;
+    * ``nested`` — its experiment is computed inside another one (never planned at the top), so it is not checked;
+    * ``stale`` — an experiment the registries plan, at a configuration none of them asks for any more (a setting
+      changed since it was kept): what a campaign will compute again; :func:`kept.rekey` migrates renames.
+    """
+    planned = plan(chapters, profile, "cpu")
+    exact = {kept.filename(p.task.experiment, p.task.config) for p in planned}
+    prefixes = {kept.filename(p.task.experiment, kept.first_seeds(p.task.config, k))
+                for p in planned for k in range(1, kept._most_seeds(p.task.config))}
+    top = {p.task.name for p in planned}
+    rows = []
+    for m in kept.index():
+        path = Path(m["path"])
+        if path.parent.parent.name != profile or path.parent.name not in chapters:
+            continue
+        name = path.name
+        state = ("current" if name in exact else "fewer seeds" if name in prefixes
+                 else "stale" if name.rsplit("-", 1)[0] in top else "nested")
+        rows.append({"chapter": path.parent.name, "file": name, "state": state, "date": m.get("date", "?")[:10],
+                     "commit": m.get("commit", "?")[:7], "device": m.get("device", "?"), "bytes": m["bytes"]})
+    return rows
+
+
+def kept_status_text(rows: list[dict]) -> str:
+    """:func:`kept_status` as text: the counts per chapter, then every stale result."""
+    by: dict[str, dict[str, int]] = {}
+    for r in rows:
+        by.setdefault(r["chapter"], dict.fromkeys(KEPT_STATES, 0))[r["state"]] += 1
+    lines = [f"  {'chapter':<20}" + "".join(f"{s:>13}" for s in KEPT_STATES)]
+    lines += [f"  {ch:<20}" + "".join(f"{n[s]:>13}" for s in KEPT_STATES) for ch, n in sorted(by.items())]
+    stale = [r for r in rows if r["state"] == "stale"]
+    if stale:
+        lines.append(f"stale (no configuration asks for them; a campaign computes them again): {len(stale)}")
+        lines += [f"  {r['chapter']}/{r['file']}  {r['date']} {r['commit']} on {r['device']}" for r in stale]
+    return "\n".join(lines)
