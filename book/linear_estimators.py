@@ -949,7 +949,10 @@ claims.claim("fig8_dt_grows", ref="Fig. 8", quantity="one-sided p-value of Spear
              basis="a rising trend at the conventional 5% level (argued above)",
              no_control="the p-value is the test against its own null, Δt unrelated to λ")
 claims.claim("fig8_exponent", ref="Fig. 8", quantity="exponent k of C(λ* − λ)^(−k) fitted to every draw's Δt "
-             "(λ*, C and k free; 95% profile-likelihood interval)", measured=m8.exponent, interval=m8.exponent_interval,
+             f"(λ*, C and k free; 95% profile-likelihood interval {m8.exponent_interval[0]:.2f}–"
+             f"{m8.exponent_interval[1]:.2f}" + (", which reaches the end of the fit's grid of k: the data bound k from "
+                                                 "below only" if m8.exponent_open else "") + ")",
+             measured=m8.exponent, interval=m8.exponent_interval,
              expected=within(2.0, 0.25),
              quote="there is some indication that the grokking time difference in modular addition depends on λ as "
                    "∼(λ − c)⁻², which is reminiscent of the linear model (App. G)",

@@ -420,6 +420,16 @@ def test_free_exponent_fit_recovers_the_exponent_and_brackets_it():
         dt = np.array([50 * (0.2 - lam) ** -k * np.exp(rng.normal(0, 0.05, 7)) for _ in range(3)])
         f = exponent_profile(lam, dt)
         assert f["interval"][0] <= k <= f["interval"][1] and f["interval"][1] - f["interval"][0] < 1.0
+        assert not f["open"]
+
+
+def test_a_divergence_steeper_than_the_grid_reads_open_above():
+    """An exponential rise in λ is a power law of ever larger k with λ* ever farther: the fit's k runs to the top of
+    its grid, and the interval says the data bound k from below only."""
+    lam = np.linspace(0.05, 0.15, 9)
+    dt = np.array([np.exp(60 * lam) * (1 + 0.01 * i) for i in range(3)])
+    f = exponent_profile(lam, dt)
+    assert f["open"] and f["interval"][1] == f["ks"].max() and f["k"] > 4
 
 
 def test_peak_over_ends_sees_an_interior_maximum():

@@ -128,15 +128,15 @@ def exponent_profile(lam: np.ndarray, dt: np.ndarray, ks: np.ndarray | None = No
     of every draw (``dt`` (S, n_α) against ``lam`` (n_α,), pooled): for each k of a grid the least-squares SSE
     over λ* (candidates on both sides of the data, as :func:`fit_divergence`) and C (closed form). Returns the
     best k and its 95% profile-likelihood interval {k : n·ln(SSE(k)/SSE_min) ≤ 3.84} (χ²₁; an end of the
-    grid where the interval reaches it), and the SSE profile."""
+    grid where the interval reaches it: then ``open`` — the data bound k from below only), and the SSE profile."""
     ks = np.linspace(0.25, 8.0, 156) if ks is None else np.asarray(ks, float)
     d = np.asarray(dt, float)
     x = np.broadcast_to(np.asarray(lam, float), d.shape)
     ok = np.isfinite(d) & (d > 0)
     x, y = x[ok], np.log(d[ok])
     if len(np.unique(x)) < 4:
-        return {"k": float("nan"), "interval": (float("nan"), float("nan")), "n": int(len(x)), "ks": ks,
-                "sse": np.full(len(ks), np.nan)}
+        return {"k": float("nan"), "interval": (float("nan"), float("nan")), "open": False, "n": int(len(x)),
+                "ks": ks, "sse": np.full(len(ks), np.nan)}
     span = x.max() - x.min()
     cands = np.concatenate([np.linspace(x.max() + nearest * span, x.max() + farthest * span, n_candidates),
                             np.linspace(x.min() - farthest * span, x.min() - nearest * span, n_candidates)])
@@ -147,5 +147,5 @@ def exponent_profile(lam: np.ndarray, dt: np.ndarray, ks: np.ndarray | None = No
         sse[i] = float(np.min(((r - r.mean(1, keepdims=True)) ** 2).sum(1)))
     best = int(np.argmin(sse))
     inside = len(x) * np.log(sse / sse[best]) <= 3.84
-    return {"k": float(ks[best]), "interval": (float(ks[inside].min()), float(ks[inside].max())), "n": int(len(x)),
-            "ks": ks, "sse": sse}
+    return {"k": float(ks[best]), "interval": (float(ks[inside].min()), float(ks[inside].max())),
+            "open": bool(inside[-1]), "n": int(len(x)), "ks": ks, "sse": sse}

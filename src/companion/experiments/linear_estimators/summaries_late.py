@@ -233,6 +233,7 @@ class Fig8Summary:
     steps: int  # the run budget
     exponent: float  # k of the free-exponent fit C(λ* − λ)^(−k) to every draw's Δt
     exponent_interval: tuple  # its 95% profile-likelihood interval
+    exponent_open: bool = False  # the interval reaches the top of the fit's grid of k: the data bound k below only
 
     @property
     def n_finite(self) -> int:
@@ -260,7 +261,8 @@ def fig8(res: dict) -> Fig8Summary:
         worst_test_err=[float(np.max(1 - np.max(a, -1))) for a in np.asarray(m["test_acc"])],
         trend_p=trend, delta_aic=[seen(f["delta_aic"]) for f in res["forms"]],
         lam_star=[f["fit"]["lam_star"] for f in res["forms"]], fit=fit_divergence(lam, mean), steps=res["steps"],
-        **dict(zip(("exponent", "exponent_interval"), (lambda e: (e["k"], e["interval"]))(exponent_profile(lam, dt)))))
+        **dict(zip(("exponent", "exponent_interval", "exponent_open"),
+                   (lambda e: (e["k"], e["interval"], e["open"]))(exponent_profile(lam, dt)))))
 
 
 @dataclass(frozen=True)
