@@ -8,7 +8,6 @@ replay is held against eager training of the same batch.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
 
@@ -89,17 +88,32 @@ def test_nothing_is_captured_on_a_cpu_or_when_turned_off(monkeypatch):
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 def test_training_replayed_from_a_graph_equals_eager_training_on_the_gpu(monkeypatch):
+    """The same batch of transformers, the same device-resident optimizer and warm-up, trained by :func:`fit` with
+    its step captured and replayed (``static=True``) and eagerly (``static=False``): the same losses at every
+    evaluation and the same parameters at the end, bit for bit."""
     from companion.data.modular import modular_arithmetic
     from companion.models.transformer import Transformer, TransformerConfig
-    from companion.train.trainer import TrainConfig, train_batched
+    from companion.train.ensemble import Ensemble, ensemble_loss
+    from companion.train.fit import fit
 
+    monkeypatch.setenv("COMPANION_CUDA_GRAPHS", "1")
     data = modular_arithmetic(23, "add", 0.5, 0).to("cuda")
-    cfg = TrainConfig(steps=60, lr=1e-3, weight_decay=1.0, warmup=10, n_evals=7)
-    hists = {}
-    for flag in ("0", "1"):
-        monkeypatch.setenv("COMPANION_CUDA_GRAPHS", flag)
-        models = [Transformer(TransformerConfig(p=23, d_model=32, d_mlp=128), seed=s).to("cuda") for s in range(3)]
-        hists[flag] = train_batched(models, [data] * 3, cfg)
-    for eager, replayed in zip(hists["0"], hists["1"]):
-        for k in ("train_loss", "test_loss", "test_acc"):
-            np.testing.assert_array_equal(eager[k], replayed[k])
+    x, y = data.train_x.expand(3, *data.train_x.shape), data.train_y.expand(3, *data.train_y.shape)
+    out = {}
+    for static in (False, True):
+        ens = Ensemble([Transformer(TransformerConfig(p=23, d_model=32, d_mlp=128), seed=s).to("cuda")
+                        for s in range(3)])
+        params = ens.parameters()
+        opt = BatchedOptimizer(params, "adamw", [1e-3, 3e-3, 1e-2], 1.0)
+        losses = []
+
+        def record(t, ens=ens, losses=losses):
+            with torch.no_grad():
+                losses.append(ensemble_loss(ens.forward(x), y, torch.float64).item())
+
+        fit(params, opt, 60, evals={0, 5, 17, 40, 60}, record=record,
+            loss=lambda t, ens=ens: ensemble_loss(ens.forward(x), y, torch.float64), warmup=10, static=static)
+        out[static] = (losses, [p.detach().clone() for p in params])
+    assert out[True][0] == out[False][0]
+    for a, b in zip(out[True][1], out[False][1]):
+        assert torch.equal(a, b)
