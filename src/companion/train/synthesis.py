@@ -73,5 +73,6 @@ def train_mse_batched(models: list[nn.Module], datas: list, cfg: TrainConfig, *,
         return ((out - Y.to(out.dtype)) ** 2).sum(-1).mean(-1).sum() / alpha ** 2
 
     state = _history_state(hists, dict, lambda s: None)
-    fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, warmup=cfg.warmup, state=state)
+    fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, warmup=cfg.warmup, state=state,
+        static=True)  # full batch: on a GPU the step is captured (companion.train.graph)
     return [{k: np.asarray(v) for k, v in h.items()} for h in hists]
