@@ -69,8 +69,8 @@ profiles.departures_table(ex.departure_pairs(profile, seed), profile, not_stated
 # ## The settings and the diagnostics
 #
 # Every setting trains its seeds as one batched program: three, and five for the two transformers
-# (Nanda et al.'s and Gu et al.'s), whose three seeds fell on both sides of a bound, which a verdict
-# cannot rest on. At each evaluation step every seed records its losses and accuracies and:
+# (Nanda et al.'s and Gu et al.'s) and the α-scaled transformer, whose three seeds fell on both sides
+# of a bound, which a verdict cannot rest on. At each evaluation step every seed records its losses and accuracies and:
 #
 # - the **kernel distance** $1 - \cos(K_t, K_0)$ of the empirical NTK (the gradient of
 #   $\sum_c f_c/\sqrt{k}$) on a probe of training points stratified by class — Kumar et al.'s
