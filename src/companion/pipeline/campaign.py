@@ -144,7 +144,7 @@ def kept_status(chapters, profile: str) -> list[dict]:
     planned = plan(chapters, profile, "cpu")
     exact = {kept.filename(p.task.experiment, p.task.config) for p in planned}
     prefixes = {kept.filename(p.task.experiment, kept.first_seeds(p.task.config, k))
-                for p in planned for k in range(1, kept._most_seeds(p.task.config))}
+                for p in planned for k in range(1, kept.most_seeds(p.task.config))}
     top = {p.task.name for p in planned}
     rows = []
     for m in kept.index():

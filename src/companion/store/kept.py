@@ -121,7 +121,7 @@ def find_for_page(name: str, config: Any) -> tuple[Path | None, bool]:
     found = find(name, config)
     if found is not None:
         return found, False
-    for k in range(_most_seeds(config) - 1, 0, -1):  # the longest prefix first
+    for k in range(most_seeds(config) - 1, 0, -1):  # the longest prefix first
         fewer = first_seeds(config, k)
         found = find(name, fewer) if fewer != config else None
         if found is not None:
@@ -129,12 +129,12 @@ def find_for_page(name: str, config: Any) -> tuple[Path | None, bool]:
     return None, False
 
 
-def _most_seeds(config: Any) -> int:
+def most_seeds(config: Any) -> int:
     """The longest seed list in ``config`` (nested configs too)."""
     import dataclasses
 
     fields = dataclasses.fields(config) if dataclasses.is_dataclass(config) else ()
-    return max([len(v) if f.name in SEED_FIELDS and isinstance(v, tuple) else _most_seeds(v)
+    return max([len(v) if f.name in SEED_FIELDS and isinstance(v, tuple) else most_seeds(v)
                 for f in fields for v in [getattr(config, f.name)]] + [0])
 
 
