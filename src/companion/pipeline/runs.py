@@ -173,12 +173,20 @@ def _init_worker(mode: runmode.RunMode, profile: str, device: str, seed: int) ->
     profiles.setup(profile, device, seed)
 
 
-def run_task(task: Task, deadline: float | None, keep: str | None) -> dict:
-    """Compute one task (in this process); returns its status row."""
+#: how much longer than its one-process estimate a task takes among ``jobs`` workers on one GPU, per worker:
+#: in the 2026-11-28 window 8 processes did 1.9× the work of one, and a finished task took 0.9–6.6× (median
+#: 2.3×) its estimate (benchmarks/gpu_engine.md). A budget heuristic for what to start, not a measurement.
+SHARED_GPU_SLOWDOWN_PER_JOB = 0.25
+
+
+def run_task(task: Task, deadline: float | None, keep: str | None, need: float = 0.0) -> dict:
+    """Compute one task (in this process); returns its status row. ``need``: the seconds it is expected to
+    take; a task that would not finish before ``deadline`` is not started (its worker takes the next)."""
     slices.configure(deadline=deadline)
     row = {"chapter": task.chapter, "experiment": task.name, "key": task.key, "config": short_config(task.config)}
-    if deadline is not None and time.time() >= deadline:
-        return {**row, "status": "not started", "seconds": 0.0}
+    if deadline is not None and time.time() + need >= deadline:
+        error = f"would not finish: about {format_seconds(need)} needed" if need else None
+        return {**row, "status": "not started", "seconds": 0.0, "error": error}
     n0 = len(cache.computed)
     t0 = time.perf_counter()
     keeping = dict(keep_chapter=task.chapter, keep_profile=keep, reuse_kept=True) if keep else {}
@@ -225,6 +233,9 @@ def execute(tasks: list[Task], profile: str, device: str, seed: int, jobs: int =
     else:
         order = sorted(range(len(tasks)), key=lambda i: (chapters.index(tasks[i].chapter),
                                                          -est.get(tasks[i].key, 0.0)))
+    # in the campaign's order a task that would not finish before the deadline leaves its worker to the next
+    slowdown = max(1.0, jobs * SHARED_GPU_SLOWDOWN_PER_JOB) if ordered and device != "cpu" else 0.0
+    need = [slowdown * est.get(t.key, 0.0) for t in tasks]
     rows: list[dict] = []
 
     def report(row: dict) -> None:
@@ -236,7 +247,7 @@ def execute(tasks: list[Task], profile: str, device: str, seed: int, jobs: int =
 
     if jobs <= 1:
         for i in order:
-            report(run_task(tasks[i], deadline, keep))
+            report(run_task(tasks[i], deadline, keep, need[i]))
         return rows
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -244,7 +255,7 @@ def execute(tasks: list[Task], profile: str, device: str, seed: int, jobs: int =
     mode = replace(runmode.current(), locks=True)  # workers share nested experiments through locks
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
                              initializer=_init_worker, initargs=(mode, profile, device, seed)) as pool:
-        futures = [pool.submit(run_task, tasks[i], deadline, keep) for i in order]
+        futures = [pool.submit(run_task, tasks[i], deadline, keep, need[i]) for i in order]
         for f in as_completed(futures):
             report(f.result())
     return rows
