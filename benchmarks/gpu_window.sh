@@ -12,6 +12,8 @@
 # The campaign counts claims from the last build's _build/claims (copy it along when the machine has no build).
 #
 # Usage: bash benchmarks/gpu_window.sh BUDGET_SECONDS [JOBS]   (PYTHON: the interpreter with torch + CUDA)
+# STAGES (default "smoke bench dry campaign") runs fewer: a second call on a machine still warm runs
+# STAGES=campaign, which resumes the runs the first one checkpointed (its cache is still there).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:?give the seconds this window has for the whole script}
@@ -24,9 +26,12 @@ export COMPANION_CACHE_DIR=${COMPANION_CACHE_DIR:-/tmp/companion_window_cache}
 chapters="grokking linear_estimators progress_measures lazy_rich groktransfer"
 start=$(date +%s)
 left() { echo $(( budget - ($(date +%s) - start) - 45 )); }  # 45 s kept to pack
+stages=" ${STAGES:-smoke bench dry campaign} "
+has() { [[ $stages == *" $1 "* ]]; }
 marker=$(mktemp)  # kept results newer than this are the window's (the machine's copy may not be a git checkout)
 { nvidia-smi -L; "$py" -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"; } \
   > "$out/machine.txt" 2>&1
+if has smoke; then
 COMPANION_CACHE_DIR=/tmp/companion_window_smoke timeout 100 "$py" -m companion run $chapters synthesis \
   --profile smoke --device cuda --jobs "$jobs" --time-limit 90 > "$out/smoke.txt" 2>&1
 echo "smoke exit $?" >> "$out/smoke.txt"
@@ -36,17 +41,22 @@ timeout 90 "$py" -m pytest -q -p no:cacheprovider -k "gpu or device" tests/test_
 if (( $? != 0 )); then  # a replayed step that does not equal the eager one must not compute kept results
   export COMPANION_CUDA_GRAPHS=0
   echo "GPU tests failed: the window trains eagerly (COMPANION_CUDA_GRAPHS=0)" >> "$out/smoke.txt"
+  echo 0 > /tmp/companion_window_graphs  # a second call on this machine trains eagerly too
 fi
+fi
+[ -f /tmp/companion_window_graphs ] && export COMPANION_CUDA_GRAPHS=0
+if has bench; then
 timeout 90 "$py" benchmarks/gpu_window.py --device cuda --seconds 75 > "$out/gpu_window.txt" 2>&1
 cp benchmarks/gpu_window.json "$out/" 2>/dev/null
+fi
 dry=$(( $(left) / 3 )); (( dry > 150 )) && dry=150
-if (( dry > 30 )); then
+if has dry && (( dry > 30 )); then
   timeout $(( dry + 30 )) "$py" -m companion run $chapters --profile paper --device cuda --order value --dry-run \
     --time-limit "$dry" > "$out/dry_run.txt" 2>&1
   echo "dry run exit $?" >> "$out/dry_run.txt"
 fi
 rest=$(left)
-if (( rest > 60 )); then
+if has campaign && (( rest > 60 )); then
   timeout $(( rest + 30 )) "$py" -m companion run $chapters --profile paper --device cuda --order value --keep \
     --jobs "$jobs" --time-limit "$rest" > "$out/campaign.txt" 2>&1
   echo "campaign exit $?" >> "$out/campaign.txt"
