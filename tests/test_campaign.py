@@ -89,22 +89,25 @@ def test_execute_keeps_a_campaigns_order_and_a_batch_where_its_first_member_stan
 
 def test_a_campaign_on_a_gpu_starts_only_what_would_finish_before_its_deadline(monkeypatch):
     """Among shared workers a task takes longer than its one-process estimate: one whose estimate (times that
-    slowdown) runs past the deadline is not started, so its worker takes the next; on a CPU nothing changes."""
+    slowdown) runs past the deadline, or that has no estimate, is not started, so its worker takes the next; on
+    a CPU nothing changes."""
     import time
 
     from companion.pipeline import runs
 
     monkeypatch.setattr(runs, "load_estimates", lambda: {"short": 10.0, "long": 500.0})
-    tasks = [Task("grokking", "m.f", None, "cuda", k) for k in ("long", "short")]
+    tasks = [Task("grokking", "m.f", None, "cuda", k) for k in ("long", "short", "unprobed")]
     needs = {}
     monkeypatch.setattr(runs, "run_task", lambda t, deadline, keep, need=0.0: needs.update({t.key: need}) or {
         "chapter": t.chapter, "experiment": t.name, "status": "computed", "seconds": 0.0, "config": ""})
     runs.execute(tasks, "paper", "cuda", 0, verbose=False, batch=False, ordered=True, deadline=time.time() + 300)
-    assert needs == {"long": 500.0, "short": 10.0}  # one job: the estimate itself
+    assert needs == {"long": 500.0, "short": 10.0, "unprobed": float("inf")}  # one job: the estimate itself
     monkeypatch.undo()
     task = Task("grokking", "m.f", None, "cuda", "long")
     row = runs.run_task(task, deadline=time.time() + 300, keep=None, need=500.0)
     assert row["status"] == "not started" and "would not finish" in row["error"]
+    row = runs.run_task(task, deadline=time.time() + 300, keep=None, need=float("inf"))
+    assert row["status"] == "not started" and "never probed" in row["error"]
     cpu = runs.execute([Task("grokking", "m.f", None, "cpu", "x")], "smoke", "cpu", 0, verbose=False, batch=False,
                        ordered=True, deadline=time.time() - 1)
     assert cpu[0]["status"] == "not started" and cpu[0]["error"] is None

@@ -99,6 +99,51 @@ def test_an_experiment_with_two_loops_skips_the_finished_one_when_resumed(isolat
     assert in_second and all(s == {"loop0.ckpt": True, "loop1.ckpt": False} for s in in_second)
 
 
+@dataclass(frozen=True)
+class PoppedHistory:
+    steps: int = 3000
+
+
+@cache.experiment
+def popped_history(cfg: PoppedHistory, device: str = "cpu") -> dict:
+    """Two loops whose caller reshapes each history once its loop returns (pops a key, as the trainers that
+    stack their histories do)."""
+    from companion.train.history import history_state
+
+    out = {}
+    for phase in range(2):
+        w = torch.zeros(3, dtype=torch.float64)
+        hist = {"step": [], "w": []}
+        save, load = history_state(hist)
+
+        def save_all(hist=hist, w=w, save=save):
+            return {"h": save(), "w": w.clone()}
+
+        def load_all(s, w=w, load=load):
+            load(s["h"])
+            w.copy_(s["w"])
+
+        for t in slices.steps(cfg.steps, save=save_all, load=load_all):
+            w.add_(torch.sin(torch.arange(3.0, dtype=torch.float64) + t + phase))
+            time.sleep(0.0002)
+            if t % 100 == 0:
+                hist["step"].append(t)
+                hist["w"].append(w.clone())
+        out[f"step{phase}"] = np.asarray(hist.pop("step"))  # the history reshaped after its loop
+        out[f"w{phase}"] = torch.stack(hist["w"]).numpy()
+    return out
+
+
+def test_a_loop_that_ended_is_saved_as_it_ended_even_if_its_caller_then_reshapes_its_history(isolated):
+    """The deadline falls in the second loop after the first one's caller popped a key of its history: the
+    first loop's checkpoint must still hold that key (it is copied when the loop ends, not at the deadline),
+    so the resumed experiment equals an uninterrupted one (it used to lose the key and fail or drop it)."""
+    reference = popped_history.__wrapped__(PoppedHistory(), "cpu")
+    out, n = run_in_slices(popped_history, PoppedHistory(), 0.5)
+    assert n >= 3, "the slices were too long to test resuming"
+    assert same_history(reference, out)
+
+
 def test_a_loop_without_a_checkpoint_restarts_but_still_stops_at_the_deadline():
     seen = []
     slices.configure(deadline=time.time() - 1)

@@ -185,7 +185,8 @@ def run_task(task: Task, deadline: float | None, keep: str | None, need: float =
     slices.configure(deadline=deadline)
     row = {"chapter": task.chapter, "experiment": task.name, "key": task.key, "config": short_config(task.config)}
     if deadline is not None and time.time() + need >= deadline:
-        error = f"would not finish: about {format_seconds(need)} needed" if need else None
+        error = (None if not need else "never probed on this device" if math.isinf(need)
+                 else f"would not finish: about {format_seconds(need)} needed")
         return {**row, "status": "not started", "seconds": 0.0, "error": error}
     n0 = len(cache.computed)
     t0 = time.perf_counter()
@@ -221,8 +222,8 @@ def execute(tasks: list[Task], profile: str, device: str, seed: int, jobs: int =
             module = chapter_module(ch)
             grouped += module.batch_tasks(mine) if hasattr(module, "batch_tasks") else mine
         for t in grouped:
-            if t.members and t.key not in est:
-                member = [est.get(k, 0.0) for k in t.members]
+            if t.members and t.key not in est and all(k in est for k in t.members):
+                member = [est[k] for k in t.members]
                 est[t.key] = max(member, default=0.0) + 0.1 * sum(member)
         tasks = grouped
     # the chapters in the order asked for, longest first within each
@@ -233,9 +234,13 @@ def execute(tasks: list[Task], profile: str, device: str, seed: int, jobs: int =
     else:
         order = sorted(range(len(tasks)), key=lambda i: (chapters.index(tasks[i].chapter),
                                                          -est.get(tasks[i].key, 0.0)))
-    # in the campaign's order a task that would not finish before the deadline leaves its worker to the next
-    slowdown = max(1.0, jobs * SHARED_GPU_SLOWDOWN_PER_JOB) if ordered and device != "cpu" else 0.0
-    need = [slowdown * est.get(t.key, 0.0) for t in tasks]
+    # in a campaign on a GPU a task that would not finish before the deadline, or was never probed there (the
+    # window's dry run ran out first: a ResNet-18 of 380 000 steps, say), leaves its worker to the next
+    if ordered and device != "cpu" and deadline is not None:
+        slowdown = max(1.0, jobs * SHARED_GPU_SLOWDOWN_PER_JOB)
+        need = [slowdown * est.get(t.key, math.inf) for t in tasks]
+    else:
+        need = [0.0] * len(tasks)
     rows: list[dict] = []
 
     def report(row: dict) -> None:

@@ -15,7 +15,8 @@ a drop-in for ``range`` that knows three things the loop itself does not:
   random generators) is resumed from its checkpoint by the next run, bit for bit: the state is
   saved at the top of an iteration, before its body runs, and the resumed loop runs that
   iteration again. Loops of the same experiment that had already ended are saved with it
-  (their final state), so a resumed experiment skips them.
+  (their final state, copied when the loop ended: the caller may reshape its history afterwards),
+  so a resumed experiment skips them.
 
 Checkpoints live in ``<cache>/checkpoints`` and are keyed by the running experiment's cache
 key and the loop's ordinal within it (the loops of one experiment always start in the same
@@ -92,7 +93,7 @@ class Frame:
     name: str
     key: str
     n_loops: int = 0
-    ended: list = field(default_factory=list)  # (ordinal, save) of loops that finished
+    ended: list = field(default_factory=list)  # (ordinal, final state on the CPU) of loops that finished
     loops: list = field(default_factory=list)  # LoopRecord of each probed loop
     started: float = field(default_factory=time.perf_counter)
     prior_seconds: float = 0.0  # wall time earlier slices spent on this experiment (from its checkpoints)
@@ -230,7 +231,7 @@ def steps(stop: int, start: int = 0, *, evals: Container[int] | Callable[[int], 
             frame.prior_seconds = max(frame.prior_seconds, ck.get("elapsed", 0.0))  # type: ignore[union-attr]
             if ck["done"]:
                 if frame is not None:
-                    frame.ended.append((ordinal, save))
+                    frame.ended.append((ordinal, ck["state"]))
                 return
             first = ck["t"]
     if SESSION.probe:
@@ -253,18 +254,19 @@ def steps(stop: int, start: int = 0, *, evals: Container[int] | Callable[[int], 
                              + (" (checkpointed)" if path is not None else " (this loop keeps no checkpoint)"))
             yield t
     finally:
-        # the loop ran to its end or its consumer broke out of it: remember it, so that a
-        # deadline in a later loop of the same experiment saves this one's final state too
+        # the loop ran to its end or its consumer broke out of it: remember its final state now (its caller
+        # may pop or reshape the history once the loop returns), so that a deadline in a later loop of the
+        # same experiment saves this one's final state too
         if not timed_out and frame is not None and save is not None and SESSION.checkpoints:
-            frame.ended.append((ordinal, save))
+            frame.ended.append((ordinal, to_cpu(save())))
 
 
 def _save_ended_loops() -> None:
     for fr in FRAMES:
-        for ordinal, save in fr.ended:
+        for ordinal, state in fr.ended:
             # always written: an earlier slice may have left this loop's mid-run checkpoint
             _save(checkpoint_path(fr.key, fr.name, ordinal),
-                  {"t": None, "done": True, "state": to_cpu(save()), "elapsed": elapsed(fr)})
+                  {"t": None, "done": True, "state": state, "elapsed": elapsed(fr)})
 
 
 def _probe(first: int, stop: int, is_eval, frame: Frame | None) -> Iterator[int]:
