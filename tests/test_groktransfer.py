@@ -341,6 +341,19 @@ def test_crossing_rule_takes_each_seeds_first_snapshot_at_the_threshold():
     assert (c["epoch"], c["in_band"]) == (20, False)  # its first snapshot past 30% is no longer partial
 
 
+def test_a_weak_seed_that_misses_the_premise_is_passed_over_for_the_next_one_that_met_it():
+    """Target seed i takes the i-th weak seed, in the order drawn, that reached its transfer point; only when
+    too few did, the last targets take those that did not (and are not observed)."""
+    ep = np.array([0, 10, 20])
+    h = {"epoch": ep, "snapshot_epoch": ep, "test_acc": np.array([[0, .1, .2], [0, .4, .6], [0, .2, .31]]),
+         "train_acc": np.ones((3, 3)), "snapshots": np.arange(3 * 3 * 2).reshape(3, 3, 2, 1)}
+    a, b = ex.select(h, "crossing", 2)
+    assert (a["member"], a["epoch"], a["in_band"]) == (1, 10, True)
+    assert (b["member"], b["epoch"], b["in_band"]) == (2, 20, True)
+    assert np.array_equal(b["A"], h["snapshots"][2, 2])
+    assert [(s["member"], s["in_band"]) for s in ex.select(h, "crossing", 3)] == [(1, True), (2, True), (0, False)]
+
+
 def test_a_weak_model_that_never_meets_the_premise_gives_not_observed():
     """No silent fallback: a target trained from a weak seed that never reached its transfer point has
     every GrokTransfer event not observed (delays, "sooner", "surpass") and is reported apart, though its

@@ -120,13 +120,18 @@ def select_crossing(hist: dict, member: int, threshold: float = 0.3, below: floa
 
 
 def select(hist: dict, rule: str, n: int, low: float = 0.3, high: float = 0.9) -> list[dict]:
-    """One selection per target seed 0..n-1: ``partial`` and ``crossing`` give seed i weak seed i's own
-    (:func:`select_partial`, :func:`select_crossing`); ``best`` / ``first`` give every seed the one
-    :func:`select_weak` pick."""
+    """One selection per target seed 0..n-1. ``partial`` and ``crossing`` (:func:`select_partial`,
+    :func:`select_crossing`): target seed i transfers from the i-th weak seed, in member order, that met the
+    premise (the method starts from a weak model that partially generalises, Sec. 2.2), so a weak seed that
+    missed it is passed over for the next one trained — a configuration may train more weak seeds than targets
+    for that; when fewer than n met it, the last target seeds take the weak seeds that did not (``in_band``
+    False: not observed). When every weak seed meets it, target seed i takes weak seed i. ``best`` / ``first``
+    give every seed the one :func:`select_weak` pick."""
     if rule in ("partial", "crossing"):
-        M = hist["test_acc"].shape[0]
         one = select_partial if rule == "partial" else select_crossing
-        return [one(hist, i % M, low, high) for i in range(n)]
+        each = [one(hist, m, low, high) for m in range(hist["test_acc"].shape[0])]
+        order = [s for s in each if s["in_band"]] + [s for s in each if not s["in_band"]]
+        return [order[i % len(order)] for i in range(n)]
     return [select_weak(hist, rule, low)] * n
 
 
