@@ -242,6 +242,8 @@ def test_fig13_parity_reads_every_seed_and_every_depth(isolated):
     assert [d.ratio for d in pd.by_depth[4]] == [2.0, 1.5, 1.5]
     assert tr.parity_deviation("paper", pd) is None
     assert "the 2-layer runs reached 90% train in 2 of 3 seeds" in tr.parity_deviation("cpu", pd)
+    every = tr.parity_transformer_delays([{2: fits, 4: late}, {2: fits, 4: fits}, {2: late, 4: fits}])
+    assert tr.parity_deviation("cpu", every) is None  # every depth of every seed fitted: nothing deviates
 
 
 def test_pntk_equals_literal_gradient_loop():
