@@ -356,6 +356,16 @@ def test_the_bootstrap_interval_of_a_mean_covers_it_at_about_its_level():
     assert hits >= 176
 
 
+def test_the_mean_over_seeds_is_their_mean_with_an_interval_inside_their_range_and_needs_every_seed():
+    from companion.claims import mean_over_seeds
+    from companion.events import NOT_OBSERVED
+
+    mean, (lo, hi) = mean_over_seeds([0.5, -0.2, 0.4, 0.1, 0.7])
+    assert mean == pytest.approx(0.3) and -0.2 <= lo < 0.3 < hi <= 0.7
+    assert mean_over_seeds([0.5, NOT_OBSERVED, 0.4]) == (NOT_OBSERVED, None)  # a seed that never got there
+    assert mean_over_seeds([0.5, 0.4]) == (NOT_OBSERVED, None)  # fewer than three seeds
+
+
 # --------------------------------------------------------------------------- controls
 def _controlled(tmp_path, run, control, rule=ALL_SEEDS, expected=None):
     from companion.claims import ControlRun

@@ -81,6 +81,7 @@ from companion.claims.expectations import (
     is_infinite,
     is_true,
     less_than,
+    mean_over_seeds,
     never,
     rises_by,
     seeds_at_least,
@@ -101,5 +102,5 @@ from companion.claims.tables import STATUSES, item_status, item_statuses, markdo
 __all__ = ["ALL_SEEDS", "HYPOTHESIS_VERDICTS", "MEDIAN", "STATUSES", "VERDICTS", "Claim", "Claims", "ControlRun",
            "Expectation", "Prediction", "Rule", "_fmt", "at_least", "at_most", "badge", "between", "claim_files",
            "close_to", "falls_by", "greater_than", "is_infinite", "is_true", "item_status", "item_statuses",
-           "less_than", "load_claims", "markdown_table", "never", "rises_by", "seeds_at_least", "status_badge",
-           "verdict", "within"]
+           "less_than", "load_claims", "markdown_table", "mean_over_seeds", "never", "rises_by", "seeds_at_least",
+           "status_badge", "verdict", "within"]

@@ -207,6 +207,18 @@ def bootstrap_interval(draws, statistic: Callable[[Any], float], level: float = 
     return float(lo), float(hi)
 
 
+def mean_over_seeds(values: list) -> tuple[Any, tuple[float, float] | None]:
+    """The mean of per-seed ``values`` with its 95% :func:`bootstrap_interval` over the seeds — for a claim about
+    the typical run, whose seeds land far apart so that one seed would decide an every-seed rule; not observed
+    (no interval) unless every seed was observed and there are at least :data:`MIN_SEEDS`."""
+    import numpy as np
+
+    if len(values) < MIN_SEEDS or not all(observed(v) and _num(v) for v in values):
+        return NOT_OBSERVED, None
+    x = np.asarray(values, dtype=float)
+    return float(x.mean()), bootstrap_interval(x, np.mean)
+
+
 def interval_reason(expected: Expectation, measured: Any, interval: tuple[float, float]) -> str | None:
     """Why one value with a 95% ``interval`` (e.g. :func:`bootstrap_interval` over its draws) cannot decide a
     claim — the interval reaches across the bound — or None when it can."""

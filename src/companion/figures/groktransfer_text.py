@@ -123,6 +123,12 @@ def multiplication_deviation(d, out, weak_epochs: int) -> str:
             "(per seed; the note below)")
 
 
+def surpass_quantity(gaps: list) -> str:
+    """The quantity of a 'surpass' claim read on the mean over seeds, with the per-seed gaps it averages."""
+    return ("mean over seeds of (target final test − transferred weak test), with its 95% bootstrap interval over "
+            f"the seeds; per seed {_join(gaps, '+.3f')}")
+
+
 def parity_fnn_deviation(d, cfg, scratch: dict) -> str:
     """Fig. 6c (``parity_scratch_delay``, ``parity_gt_sooner``): how many seeds of each arm reached 90% test
     (``cfg``: the parity configuration, ``scratch``: the scratch arm's run)."""
