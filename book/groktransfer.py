@@ -790,14 +790,14 @@ figs.fig12(ex.transferred_embedding(weak_add, gt_add["selection"]))
 # Left: GrokTransfer vs scratch on modular **multiplication** (8-layer in the paper; the reduced
 # transformer here). Right: transformers trained from scratch on (40, 3)-parity do **not** show
 # delayed generalisation (sizes and tokenisation unspecified: one token over $\{0, 1\}$ per bit).
-# Three seeds, each its own data and initialisation; the figure draws seed 0. The cpu profile uses
-# 20 input bits, not 40 (the departures table above); the claims name the task they measured.
+# Three seeds, each its own data and initialisation; the figure draws seed 0 full and the others thin. The
+# cpu profile uses 20 input bits, not 40 (the departures table above); the claims name the task they measured.
 
 # %%
 runs_13 = ex.transformer_results(profile, "mul", "8a", seed, ctx.device)
 runs_16 = ex.transformer_results(profile, "mul", "8b", seed, ctx.device)
 tps = ex.tf_parity_seeds(ex.seeded(ex.TFPAR[profile], seed), ctx.device)
-figs.fig13(runs_13, tps[0], f"({ex.TFPAR[profile].q}, {ex.TFPAR[profile].k})-parity")
+figs.fig13(runs_13, tps, f"({ex.TFPAR[profile].q}, {ex.TFPAR[profile].k})-parity")
 
 # %% [markdown]
 # **What is checked.** The caption of Fig. 13: "Right: Training dynamics of a 2-layer transformer and a

@@ -346,13 +346,19 @@ def fig9(weak: dict):
     return fig
 
 
-def fig13(runs_mul: dict, parity: dict, task: str = "parity"):
+def fig13(runs_mul: dict, parity: list, task: str = "parity"):
     """Paper Fig. 13: (left) transformers on multiplication, (right) transformers on ``task`` (the parity, e.g.
-    "(20, 3)-parity")."""
+    "(20, 3)-parity"), one :func:`~companion.experiments.groktransfer.transformers.tf_parity` result per seed:
+    seed 0 drawn full, the others thin."""
     fig, axs = two_panels()
     tf_panel(axs[0], runs_mul, TF_LABELS, "Fig. 13 left", "multiplication")
-    for L, c in zip(parity, ("#1f77b4", "#ff7f0e")):
-        _curve(axs[1], parity[L]["step"], parity[L]["train_acc"], parity[L]["test_acc"], c, f"{L}-layer TF")
+    for L, c in zip(parity[0], ("#1f77b4", "#ff7f0e")):
+        _curve(axs[1], parity[0][L]["step"], parity[0][L]["train_acc"], parity[0][L]["test_acc"], c,
+               f"{L}-layer TF" + (f" ({len(parity)} seeds)" if len(parity) > 1 else ""))
+        for other in parity[1:]:
+            x = np.maximum(np.asarray(other[L]["step"]), 1)
+            axs[1].plot(x, other[L]["test_acc"], color=c, lw=0.7, alpha=0.45)
+            axs[1].plot(x, other[L]["train_acc"], color=c, lw=0.6, alpha=0.35, ls="--")
     axs[1].legend(fontsize=7)
     axs[1].set_title(f"Paper Fig. 13 right — {task}, from scratch")
     return fig
