@@ -103,14 +103,19 @@ def test_a_campaign_on_a_gpu_starts_only_what_would_finish_before_its_deadline(m
     runs.execute(tasks, "paper", "cuda", 0, verbose=False, batch=False, ordered=True, deadline=time.time() + 300)
     assert needs == {"long": 500.0, "short": 10.0, "unprobed": float("inf")}  # one job: the estimate itself
     monkeypatch.undo()
+    from companion.store import slices
+
     task = Task("grokking", "m.f", None, "cuda", "long")
-    row = runs.run_task(task, deadline=time.time() + 300, keep=None, need=500.0)
-    assert row["status"] == "not started" and "would not finish" in row["error"]
-    row = runs.run_task(task, deadline=time.time() + 300, keep=None, need=float("inf"))
-    assert row["status"] == "not started" and "never probed" in row["error"]
-    cpu = runs.execute([Task("grokking", "m.f", None, "cpu", "x")], "smoke", "cpu", 0, verbose=False, batch=False,
-                       ordered=True, deadline=time.time() - 1)
-    assert cpu[0]["status"] == "not started" and cpu[0]["error"] is None
+    try:  # run_task sets this process's deadline: put it back, or every later loop in the session stops at once
+        row = runs.run_task(task, deadline=time.time() + 300, keep=None, need=500.0)
+        assert row["status"] == "not started" and "would not finish" in row["error"]
+        row = runs.run_task(task, deadline=time.time() + 300, keep=None, need=float("inf"))
+        assert row["status"] == "not started" and "never probed" in row["error"]
+        cpu = runs.execute([Task("grokking", "m.f", None, "cpu", "x")], "smoke", "cpu", 0, verbose=False,
+                           batch=False, ordered=True, deadline=time.time() - 1)
+        assert cpu[0]["status"] == "not started" and cpu[0]["error"] is None
+    finally:
+        slices.configure()
 
 
 def test_kept_status_tells_current_from_fewer_seeds_nested_and_stale(tmp_path):
