@@ -217,6 +217,14 @@ def fig7(sweep):
     return fig
 
 
+def _thin(ax, run: dict, color) -> None:
+    """A seed other than the first of a transformer run, drawn thin beside it (``step``, ``train_acc``,
+    ``test_acc``)."""
+    x = np.maximum(np.asarray(run["step"]), 1)
+    ax.plot(x, run["test_acc"], color=color, lw=0.7, alpha=0.45)
+    ax.plot(x, run["train_acc"], color=color, lw=0.6, alpha=0.35, ls="--")
+
+
 def tf_panel(ax, runs: dict, labels: dict, ref: str, title: str):
     """Paper Figs. 8, 13, 16: one panel of transformer runs, by role."""
     colors = {"transfer": GT_C, "scratch": SCRATCH_C, "grokfast": GF_C, "random": RND_C}
@@ -224,9 +232,7 @@ def tf_panel(ax, runs: dict, labels: dict, ref: str, title: str):
         _curve(ax, r["step"], r["train_acc"], r["test_acc"], colors[k], labels.get(k, k) + (
             f" ({len(r['seeds'])} seeds)" if len(r.get("seeds", [])) > 1 else ""))
         for other in r.get("seeds", [])[1:]:  # the other seeds thin: one seed's swings are not the run's shape
-            x = np.maximum(np.asarray(other["step"]), 1)
-            ax.plot(x, other["test_acc"], color=colors[k], lw=0.7, alpha=0.45)
-            ax.plot(x, other["train_acc"], color=colors[k], lw=0.6, alpha=0.35, ls="--")
+            _thin(ax, other, colors[k])
     ax.legend(fontsize=7)
     paper_title(ax, ref, title)
 
@@ -356,9 +362,7 @@ def fig13(runs_mul: dict, parity: list, task: str = "parity"):
         _curve(axs[1], parity[0][L]["step"], parity[0][L]["train_acc"], parity[0][L]["test_acc"], c,
                f"{L}-layer TF" + (f" ({len(parity)} seeds)" if len(parity) > 1 else ""))
         for other in parity[1:]:
-            x = np.maximum(np.asarray(other[L]["step"]), 1)
-            axs[1].plot(x, other[L]["test_acc"], color=c, lw=0.7, alpha=0.45)
-            axs[1].plot(x, other[L]["train_acc"], color=c, lw=0.6, alpha=0.35, ls="--")
+            _thin(axs[1], other[L], c)
     axs[1].legend(fontsize=7)
     axs[1].set_title(f"Paper Fig. 13 right — {task}, from scratch")
     return fig
