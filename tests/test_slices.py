@@ -199,6 +199,8 @@ def test_dry_run_lists_every_experiment_with_an_estimate_and_caches_nothing(tmp_
     assert proc.returncode == 0, proc.stderr
     rows = [line for line in proc.stdout.splitlines() if "probed" in line]
     assert len(rows) > 10 and "total:" in proc.stdout
+    assert all(" GPU " in r for r in rows if "probed before" not in r)  # each modelled from its counts
+    assert "on a GPU, modelled from the counts" in proc.stdout
     assert not list((tmp_path / "cache").rglob("*.pkl"))
 
 

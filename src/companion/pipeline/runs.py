@@ -3,7 +3,8 @@
 * :func:`plan` lists a chapter's top-level experiments (what its ``run_all`` would compute) as
   :class:`Task` objects, without running any of them.
 * :func:`dry_run` probes each task (:mod:`companion.store.slices`: every training loop is timed for a
-  few steps and extrapolated) and returns estimates on the chosen device; nothing is cached.
+  few steps and extrapolated) and returns estimates on the chosen device; nothing is cached. On the CPU it
+  also models each task's time on a GPU from its counted FLOPs and operator calls (:mod:`.gpu_cost`).
 * :func:`execute` runs the tasks, in this process or in ``jobs`` worker processes that share
   the device (small models leave a GPU mostly idle, so several runs fit on it at once), up to a
   deadline: a task still running at the deadline checkpoints and stops; the next call resumes it.
@@ -24,6 +25,7 @@ from typing import Any
 
 from companion import profiles, runmode
 from companion.experiments import chapter_module
+from companion.pipeline import gpu_cost
 from companion.profiles import ParameterError
 from companion.store import cache, entries, slices
 from companion.store.entries import cache_dir
@@ -98,10 +100,12 @@ def dry_run(tasks: list[Task], verbose: bool = True, check: bool = False, deadli
     With ``check`` each loop runs two steps only and never fast-forwards: the point is that every
     config builds its data and model and steps at its shapes, not the estimate.
     """
+    count = bool(tasks) and tasks[0].device == "cpu"  # a GPU's probe is timed, not counted
     if check:
         slices.configure(probe=True, probe_max_steps=2, probe_seconds=0.0, probe_min_steps=0, probe_ff_seconds=0.0)
     else:
-        slices.configure(probe=True)
+        slices.configure(probe=True, count=count)
+    cal = gpu_cost.calibration() if count and not check else None
     rows = []
     try:
         for t in tasks:
@@ -122,7 +126,9 @@ def dry_run(tasks: list[Task], verbose: bool = True, check: bool = False, deadli
             row = {"chapter": t.chapter, "experiment": t.name, "key": t.key, "config": short_config(t.config),
                    "status": rec["status"], "estimate_s": rec["estimate"], "probe_s": time.perf_counter() - t0,
                    "loops": rec.get("loops", []), "nested": [(p["name"], p["status"], p["estimate"]) for p in nested],
+                   "nested_loops": [p["loops"] for p in nested], "overhead": rec.get("overhead", 0.0),
                    "error": error or rec.get("error")}
+            row["gpu"] = gpu_cost.experiment_seconds(row, cal) if cal is not None else None
             rows.append(row)
             if verbose:
                 print(format_row(row), flush=True)
@@ -146,8 +152,11 @@ def format_seconds(s: float) -> str:
 def format_row(r: dict) -> str:
     steps = sum(lp["n_steps"] for lp in r["loops"])
     extra = f" — {r['error']}" if r.get("error") else ""
+    g = r.get("gpu")
+    gpu = (f"  GPU {format_seconds(g['eager'])} / {format_seconds(g['captured'])} / {format_seconds(g['limit'])}"
+           f" ({gpu_cost.format_flops(g['flops'])}FLOP)" if g else "")
     return (f"  {r['experiment']:<22} {r['status']:<13} {format_seconds(r['estimate_s']):>9}  "
-            f"{steps:>9,} steps  [{r['probe_s']:.1f} s]  {r['config']}{extra}")
+            f"{steps:>9,} steps  [{r['probe_s']:.1f} s]{gpu}  {r['config']}{extra}")
 
 
 def summary(rows: list[dict], jobs: int = 1) -> str:
@@ -159,6 +168,14 @@ def summary(rows: list[dict], jobs: int = 1) -> str:
     if jobs > 1:
         lines.append(f"with {jobs} workers at best {format_seconds(max(total / jobs, longest))} "
                      f"(the longest alone is {format_seconds(longest)}; workers share the device)")
+    modelled = [r["gpu"] for r in rows if r.get("gpu")]
+    if modelled:
+        cal = gpu_cost.calibration()
+        tot = {k: sum(g[k] for g in modelled) for k in ("eager", "captured", "limit", "flops")}
+        lines.append(f"on a GPU, modelled from the counts ({len(modelled)} of {len(rows)} experiment(s); "
+                     f"{cal.source if cal else 'no calibration'}): {format_seconds(tot['eager'])} eager, "
+                     f"{format_seconds(tot['captured'])} with every step captured, {format_seconds(tot['limit'])} at "
+                     f"the hardware limit; {gpu_cost.format_flops(tot['flops'])}FLOP in matrix products")
     if partial:
         lines.append(f"{partial} partial: code after a loop the probe cut short broke; its loops were timed")
     if failed:

@@ -153,6 +153,15 @@ def experiment(fn: Callable[..., Any]) -> Callable[..., Any]:
 KEPT_LOADED: list[dict] = []
 
 
+def _loop_row(r: slices.LoopRecord) -> dict:
+    """A probed loop as a plain dict: counts, times, and what one plain and one evaluation iteration computed."""
+    row = dict(n_steps=r.n_steps, n_evals=r.n_evals, t_step=r.t_step, t_eval=r.t_eval)
+    for kind, c in (("step", r.step or r.eval), ("eval", r.eval or r.step)):
+        if c is not None:
+            row.update({f"{kind}_flops": c.flops, f"{kind}_ops": c.ops})
+    return row
+
+
 def _probe_record(frame, config: Any, seconds: float, error: BaseException | None = None) -> None:
     """Estimate a probed experiment: its own time outside loops and nested experiments (setup,
     measures), plus each loop's extrapolated time, plus its nested experiments' estimates."""
@@ -162,8 +171,7 @@ def _probe_record(frame, config: Any, seconds: float, error: BaseException | Non
     rec = {"name": frame.name, "key": frame.key, "depth": len(slices.FRAMES), "config": config,
            "status": ("probed" if error is None else "partial" if slices.SESSION.truncated else "probe failed"),
            "estimate": estimate,
-           "overhead": overhead, "loops": [dict(n_steps=r.n_steps, n_evals=r.n_evals, t_step=r.t_step,
-                                               t_eval=r.t_eval) for r in frame.loops],
+           "overhead": overhead, "loops": [_loop_row(r) for r in frame.loops],
            "error": None if error is None else f"{type(error).__name__}: {error}"}
     PROBES.append(rec)
     if slices.FRAMES:  # account for it in the parent experiment

@@ -7,7 +7,9 @@ a drop-in for ``range`` that knows three things the loop itself does not:
 * **Probes** (``companion run --dry-run``): each loop runs only long enough to time a plain
   step and an evaluation step, then ends early; the estimate of the whole loop is
   ``n_plain · t_step + n_eval · t_eval`` (the evaluation steps of a log-spaced schedule are
-  counted exactly). Nothing computed in a probe is cached.
+  counted exactly). Nothing computed in a probe is cached. A probe on the CPU also counts the FLOPs and
+  operator calls of one plain and one evaluation iteration (:mod:`companion.store.opcount`), the inputs of the
+  GPU cost model (:mod:`companion.pipeline.gpu_cost`); those two iterations are not timed.
 * **A deadline** (``companion run --time-limit``): at the top of each iteration the loop checks
   the clock; when the deadline has passed it saves a checkpoint of its state and raises
   :class:`TimeUp`, which ends the run cleanly with every finished experiment cached.
@@ -26,6 +28,7 @@ experiment (a test, a benchmark) is never checkpointed.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import statistics
 import time
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Container, Iterator
 
+from companion.store import opcount
 from companion.store.entries import entries_dir, write_atomic
 
 
@@ -53,6 +57,7 @@ class Session:
     probe_max_steps: int = 400
     probe_ff_seconds: float = 1.0  # after timing, run the remaining evaluation steps if this cheap
     truncated: bool = False  # a probed loop ended without its evaluation steps (histories are short)
+    count: bool = False  # probes also count one plain and one evaluation iteration's FLOPs and operator calls
     checkpoints: bool = False  # save ended loops too (set when a deadline is set)
 
 
@@ -80,10 +85,19 @@ class LoopRecord:
     t_step: float
     t_eval: float
     seconds_in_probe: float
+    step: opcount.Count | None = None  # what one plain iteration computes (``SESSION.count``)...
+    eval: opcount.Count | None = None  # ...and one evaluation iteration (its evaluation and its step)
 
     @property
     def estimate(self) -> float:
         return (self.n_steps - self.n_evals) * self.t_step + self.n_evals * self.t_eval
+
+    def total(self, what: str) -> int | None:
+        """The loop's whole ``"flops"`` or ``"ops"``, from the counted iterations (None when none was)."""
+        step, ev = self.step or self.eval, self.eval or self.step
+        if step is None:
+            return None
+        return (self.n_steps - self.n_evals) * getattr(step, what) + self.n_evals * getattr(ev, what)
 
 
 @dataclass
@@ -275,13 +289,18 @@ def _probe(first: int, stop: int, is_eval, frame: Frame | None) -> Iterator[int]
     plain, evals = [], []
     t0 = time.perf_counter()
     n_eval_total = sum(1 for t in range(first, stop) if is_eval(t)) if stop - first < 5_000_000 else 0
+    counts: dict[bool, opcount.Count] = {}  # is_eval → what one such iteration computes
     last = time.perf_counter()
     try:
         for i, t in enumerate(range(first, stop)):
-            yield t
+            counting = s.count and is_eval(t) not in counts
+            with opcount.Counter() if counting else contextlib.nullcontext() as counter:
+                yield t
+            if counting:
+                counts[is_eval(t)] = counter.count
             _sync()
             now = time.perf_counter()
-            if i > 0:  # the first iteration carries one-off costs (allocations, kernel loading)
+            if i > 0 and not counting:  # the first iteration carries one-off costs (allocations, kernel loading)
                 (evals if is_eval(t) else plain).append(now - last)
             last = now
             spent = now - t0
@@ -302,6 +321,7 @@ def _probe(first: int, stop: int, is_eval, frame: Frame | None) -> Iterator[int]
     finally:  # also when the loop's own body breaks out first
         t_step = statistics.median(plain) if plain else (statistics.median(evals) if evals else last - t0)
         t_eval = max(statistics.median(evals), t_step) if evals else t_step
-        rec = LoopRecord(stop - first, n_eval_total, t_step, t_eval, time.perf_counter() - t0)
+        rec = LoopRecord(stop - first, n_eval_total, t_step, t_eval, time.perf_counter() - t0,
+                         counts.get(False), counts.get(True))
         if frame is not None:
             frame.loops.append(rec)
