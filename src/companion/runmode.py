@@ -40,6 +40,8 @@ VARIABLES = {
     "COMPANION_PROGRESS_EVERY": "seconds between a build's progress lines (default 60)",
     "COMPANION_PAPER_VIEW": "`1`: show kept paper-scale results beside a build at a profile other than cpu",
     "COMPANION_CUDA_GRAPHS": "`0`: train eagerly on a GPU, never replaying a captured step (companion.train.graph)",
+    "COMPANION_BATCHED_EVAL": "`1`: a batch of seeds evaluates all its members at once on a CPU too (the default "
+                              "on a GPU); `0`: member by member on a GPU too (companion.train.trainer)",
 }
 
 

@@ -7,7 +7,8 @@ AdamW and Adam are elementwise, so one optimizer over the stacked tensors is exa
 independent optimizers (same learning rate and weight decay for every member).
 
 :func:`ensemble_loss` is the sum of the members' mean losses: its gradient with respect to a
-member's parameters is that member's own gradient.
+member's parameters is that member's own gradient. :func:`ensemble_evaluate` is every member's
+loss and accuracy at once, left on the device (no host synchronisation per member).
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ class Ensemble:
             return functional_call(self.base, (p, b), (xi,))
         return vmap(one, in_dims=(0, 0, None if shared_input else 0))(self.params, self.buffers, x)
 
+    def forward_member(self, k: int, x: torch.Tensor) -> torch.Tensor:
+        """Member ``k``'s output on its own batch ``x`` ``(n, ...)``, read from the stacks (no copy)."""
+        return functional_call(self.base, ({n: v[k] for n, v in self.params.items()},
+                                           {n: v[k] for n, v in self.buffers.items()}), (x,))
+
     def member(self, k: int, like: nn.Module) -> nn.Module:
         """Member ``k`` as an ordinary module (a copy of ``like`` holding its parameters)."""
         m = copy.deepcopy(like)
@@ -49,3 +55,30 @@ def ensemble_loss(logits: torch.Tensor, y: torch.Tensor, dtype: torch.dtype = to
     K, n, C = logits.shape
     per = nn.functional.cross_entropy(logits.to(dtype).reshape(K * n, C), y.reshape(K * n), reduction="none")
     return per.view(K, n).mean(1).sum()
+
+
+def member_scores(logits: torch.Tensor, y: torch.Tensor, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per member of ``logits`` ``(K, n, C)`` with labels ``y`` ``(K, n)``: the mean cross-entropy (the
+    log-softmax taken in ``dtype``, as :func:`companion.train.trainer.cross_entropy`) and the accuracy, each
+    ``(K,)`` on the logits' device."""
+    K, n, C = logits.shape
+    per = nn.functional.cross_entropy(logits.to(dtype).reshape(K * n, C), y.reshape(K * n), reduction="none")
+    return per.view(K, n).mean(1), (logits.argmax(-1) == y).float().mean(1)
+
+
+@torch.no_grad()
+def ensemble_evaluate(ens: Ensemble, x: torch.Tensor | list[torch.Tensor], y: torch.Tensor | list[torch.Tensor],
+                      dtype: torch.dtype = torch.float64) -> tuple[torch.Tensor, torch.Tensor]:
+    """Every member's (loss, accuracy) on its own full batch, as ``(K,)`` tensors left on the device: one
+    vmapped forward where ``x`` is stacked ``(K, n, ...)``; where it is a list of K batches of different sizes,
+    one forward per member, read from the stacks. The forward runs in evaluation mode."""
+    training = ens.base.training
+    ens.base.eval()
+    try:
+        if isinstance(x, torch.Tensor):
+            return member_scores(ens.forward(x), y, dtype)
+        scores = [member_scores(ens.forward_member(k, xk)[None], yk[None], dtype)
+                  for k, (xk, yk) in enumerate(zip(x, y))]
+        return torch.cat([s[0] for s in scores]), torch.cat([s[1] for s in scores])
+    finally:
+        ens.base.train(training)

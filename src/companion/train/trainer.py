@@ -3,6 +3,11 @@ cross-entropy: one model (:func:`train`), or K of one architecture as one vmappe
 (:func:`train_batched`). :class:`TrainConfig` names the optimizer (:mod:`companion.train.optim`),
 the schedule and the stopping rule; the defaults are Nanda et al.'s (2023).
 
+On a GPU a batch evaluates all its members at once, its values left on the device until the history is
+saved or returned (:func:`batched_evaluation`): evaluating member by member waits on the device for every
+value, and those waits, not the training, made most of a batch's time. On a CPU evaluation stays per member,
+the arithmetic the book's results were computed with.
+
 Chapters never loop over steps; they call an experiment (cached) that calls these and get back
 plain arrays.
 """
@@ -11,16 +16,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Mapping, Protocol
+from typing import Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from companion import runmode
 from companion.settings import one_of, unstated
 from companion.train import graph
-from companion.train.ensemble import Ensemble, ensemble_loss
+from companion.train.ensemble import Ensemble, ensemble_evaluate, ensemble_loss
 from companion.train.fit import GradFilter, fit, log_steps
 from companion.train.optim import OPTIMIZERS, BatchedOptimizer, make_optimizer
 
@@ -80,6 +86,17 @@ def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor, loss_dtype: str
     return cross_entropy(logits, y, loss_dtype).item(), (logits.argmax(-1) == y).float().mean().item()
 
 
+def batched_evaluation(params: Sequence[torch.Tensor]) -> bool:
+    """Whether :func:`train_batched` over ``params`` evaluates its members all at once, from the stacked
+    parameters, leaving the values on the device: on a GPU, where per-member evaluation's host
+    synchronisations dominate a batch's run; not on a CPU, whose numbers stay those of per-member evaluation
+    bit for bit. ``COMPANION_BATCHED_EVAL=1`` forces it on (on a CPU too), ``0`` off."""
+    forced = runmode.variable("COMPANION_BATCHED_EVAL")
+    if forced is not None:
+        return forced != "0"
+    return bool(params) and params[0].is_cuda
+
+
 def weight_norm(model: nn.Module) -> float:
     """‖θ‖₂ over all parameters (the quantity weight decay shrinks)."""
     return math.sqrt(sum(float((p.detach() ** 2).sum()) for p in model.parameters()))
@@ -106,12 +123,20 @@ def _record_into(hist: dict, model: nn.Module, data: Split, step: int, cfg: Trai
     model.train()
     for k, v in zip(HISTORY, (step, trl, tra, tel, tea)):
         hist[k].append(v)
+    _measure_into(hist, model, step, measures, snapshot)
+    return tea
+
+
+def _measure_into(hist: dict, model: nn.Module, step: int, measures: Mapping, snapshot: bool,
+                  keep_tensors: bool = False) -> None:
+    """``measures`` of ``model`` (Python floats; with ``keep_tensors``, a tensor a measure returns stays one,
+    on its device) and, with ``snapshot``, a copy of its parameters, appended to ``hist``."""
     with torch.no_grad():  # measures read the model; they never need its autograd graph
         for k, f in measures.items():
-            hist[k].append(float(f(model)))
+            v = f(model)
+            hist[k].append(v.detach().clone() if keep_tensors and isinstance(v, torch.Tensor) else float(v))
         if snapshot:  # a copy of every parameter, for diagnostics computed after the run
             hist[SNAPSHOTS].append((step, {k: v.detach().cpu().numpy().copy() for k, v in model.named_parameters()}))
-    return tea
 
 
 #: history key of the parameter snapshots while training (:func:`_finish_history` stacks them)
@@ -129,11 +154,23 @@ def _snapshot_steps(snapshot_at, eval_at: np.ndarray) -> set:
     return want
 
 
+def _on_host(values: list) -> list:
+    """A copy of ``values`` with its tensor entries (scalars a batched evaluation left on the device) as Python
+    floats, fetched in one transfer; a list without tensors is copied as it is."""
+    out = list(values)
+    at = [i for i, v in enumerate(out) if isinstance(v, torch.Tensor)]
+    if at:
+        fetched = torch.stack([out[i].detach().reshape(()).to(torch.float64) for i in at]).tolist()
+        for i, v in zip(at, fetched):
+            out[i] = v
+    return out
+
+
 def _finish_history(hist: dict) -> dict:
     """The history as numpy arrays; with snapshots, ``snapshot_step`` (n,) and ``snapshots``
     {parameter name: array (n, *shape)}."""
     snaps = hist.pop(SNAPSHOTS, None)
-    out = {k: np.asarray(v) for k, v in hist.items()}
+    out = {k: np.asarray(_on_host(v)) for k, v in hist.items()}
     if snaps is not None:
         out["snapshot_step"] = np.asarray([s for s, _ in snaps], dtype=int)
         names = list(snaps[0][1]) if snaps else []
@@ -142,9 +179,10 @@ def _finish_history(hist: dict) -> dict:
 
 
 def _history_state(hists: list[dict], extra: Callable[[], dict], restore: Callable[[dict], None]):
-    """``(save, load)`` of the histories ``hists`` and of what ``extra`` returns, for :func:`fit`."""
+    """``(save, load)`` of the histories ``hists`` (their values as Python floats) and of what ``extra``
+    returns, for :func:`fit`."""
     def save() -> dict:
-        return {"hists": [{k: list(v) for k, v in h.items()} for h in hists], **extra()}
+        return {"hists": [{k: _on_host(v) for k, v in h.items()} for h in hists], **extra()}
 
     def load(s: dict) -> None:
         for h, saved in zip(hists, s["hists"]):
@@ -211,7 +249,13 @@ def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
     :func:`train` returns for that member alone (up to floating-point summation order). The
     parameters are stacked and the forward ``vmap``-ed (:mod:`companion.train.ensemble`); AdamW,
     Adam and SGD are elementwise, so one optimizer over the stacks is K independent ones.
-    Evaluation runs per member on a module holding its parameters. ``stop_after_test_acc``
+    Evaluation runs per member on a module holding its parameters (on a CPU), or, on a GPU
+    (:func:`batched_evaluation`), for all members at once from the stacks, with its values kept on the device
+    until the history is saved or returned: per-member evaluation waits on the device for every value, and
+    these waits dominated a batch's run. Test sets of different sizes then take one forward per member;
+    ``stop_after_test_acc`` reads the K test accuracies in one transfer per evaluation; a member's module is
+    refreshed only to be measured or snapshotted, and at its last record. Either way each module ends holding
+    its member's parameters at its last record. ``stop_after_test_acc``
     stops each member's history where :func:`train` would stop it (the batch trains until every
     member has stopped). Full batch only. ``grad_filter`` (as in :func:`train`) sees the stacked
     gradients (K, ...): a filter that is elementwise per parameter entry, such as GrokFast's EMA,
@@ -240,7 +284,7 @@ def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
         for (name, p) in views[k].named_parameters():
             p.copy_(ens.params[name][k])
 
-    def record(step: int) -> bool:
+    def record_per_member(step: int) -> bool:
         for k in range(K):
             if done[k]:
                 continue
@@ -248,6 +292,11 @@ def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
             tea = _record_into(hists[k], views[k], datas[k], step, cfg, measures[k], step in snap)
             done[k] = _stops(cfg, reached[k], step, tea)
         return all(done)
+
+    record = record_per_member
+    if batched_evaluation(params):
+        record = _batched_record(ens, datas, X, Y, cfg, hists, measures, views, refresh, snap, reached, done,
+                                 last=max((int(s) for s in eval_at if s <= cfg.steps), default=-1))
 
     def loss(step: int) -> torch.Tensor:
         return ensemble_loss(ens.forward(X), Y, getattr(torch, cfg.loss_dtype))
@@ -261,3 +310,36 @@ def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
     fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, grad_filter=grad_filter,
         warmup=cfg.warmup, state=state, static=True)
     return [_finish_history(h) for h in hists]
+
+
+def _batched_record(ens: Ensemble, datas: list[Split], X: torch.Tensor, Y: torch.Tensor, cfg: TrainConfig,
+                    hists: list[dict], measures: list[dict], views: list[nn.Module], refresh: Callable[[int], None],
+                    snap: set, reached: list[list], done: list[bool], last: int) -> Callable[[int], bool]:
+    """:func:`train_batched`'s ``record`` that evaluates all members at once (:func:`batched_evaluation`):
+    losses and accuracies stay 0-d tensors on the device in the histories; the test accuracies come to the host
+    only for ``stop_after_test_acc``, in one transfer. ``last``: the last evaluation step."""
+    dtype = getattr(torch, cfg.loss_dtype)
+    if len({len(d.test_y) for d in datas}) == 1:
+        Xt, Yt = torch.stack([d.test_x for d in datas]), torch.stack([d.test_y for d in datas])
+    else:  # test sets of different sizes: one forward per member
+        Xt, Yt = [d.test_x for d in datas], [d.test_y for d in datas]
+
+    def record(step: int) -> bool:
+        trl, tra = ensemble_evaluate(ens, X, Y, dtype)
+        tel, tea = ensemble_evaluate(ens, Xt, Yt, dtype)
+        live = [k for k in range(len(hists)) if not done[k]]
+        for k, row in enumerate(zip(trl.unbind(), tra.unbind(), tel.unbind(), tea.unbind())):
+            if k in live:
+                for key, v in zip(HISTORY, (step, *row)):
+                    hists[k][key].append(v)
+        if cfg.stop_after_test_acc is not None:  # the rule decides on the host: one transfer for the batch
+            acc = tea.tolist()
+            for k in live:
+                done[k] = _stops(cfg, reached[k], step, acc[k])
+        for k in live:  # a member's module: to be measured, snapshotted, or left holding its last record
+            if measures[k] or step in snap or done[k] or step == last:
+                refresh(k)
+                views[k].train()  # as per-member evaluation leaves it for its measures
+                _measure_into(hists[k], views[k], step, measures[k], step in snap, keep_tensors=True)
+        return all(done)
+    return record
