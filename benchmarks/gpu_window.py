@@ -13,6 +13,10 @@ shape, p = 113, 30% of the pairs) after a warm-up, written to ``gpu_window.json`
   two reach from one initialisation in 100 steps (0 when the replay runs the eager kernels), and
   ``eager_max_diff``: the same between two eager runs (what the device's own nondeterminism gives; the
   2026-11-28 window measured 0.19 for the first and did not measure this).
+* ``eager_k1_ops`` — the operator calls of that K = 1 step (:func:`reference_ops`), which
+  ``companion.pipeline.gpu_cost`` divides ``eager_k1_ms`` and ``graph_k1_ms`` by to model other experiments'
+  steps on the GPU from a CPU dry run's counts (``--count-only`` adds it to a record made before it was counted;
+  ``eager_k1_ops_counted_on`` says where it was counted: the eager step dispatches the same operators on either).
 
 Run: ``python benchmarks/gpu_window.py [--device cuda] [--seconds 60]``; it stops timing when its budget is spent.
 """
@@ -84,11 +88,33 @@ def fit_run(k: int, device: str, graphs: bool, steps: int) -> tuple[float, list[
     return 1e3 * (time.perf_counter() - t0) / steps, [p.detach().clone() for p in params]
 
 
+def reference_ops(device: str) -> int:
+    """Operator calls of one eager step of :func:`fit_run` at K = 1 (the step ``eager_k1_ms`` times), counted as
+    the difference of a 3- and a 2-step run: what ``companion.pipeline.gpu_cost`` divides the measured time by."""
+    from companion.store.opcount import Counter
+
+    counts = []
+    for steps in (2, 3):
+        with Counter() as c:
+            fit_run(1, device, False, steps)
+        counts.append(c.count.ops)
+    return counts[1] - counts[0]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--count-only", action="store_true",
+                    help="only add the reference step's operator count (eager_k1_ops) to the existing record")
     args = ap.parse_args()
+    if args.count_only:
+        record = json.loads((HERE / "gpu_window.json").read_text())
+        record["eager_k1_ops"] = reference_ops(args.device)
+        record["eager_k1_ops_counted_on"] = args.device
+        (HERE / "gpu_window.json").write_text(json.dumps(record, indent=1))
+        print(json.dumps(record, indent=1))
+        return
     deadline = time.time() + args.seconds
     out = {"device": torch.cuda.get_device_name() if args.device.startswith("cuda") else "cpu",
            "torch": torch.__version__}
@@ -104,6 +130,7 @@ def main() -> None:
             if time.time() < deadline:
                 ms, final = fit_run(k, args.device, graphs, 300)
                 out[f"{'graph' if graphs else 'eager'}_k{k}_ms"] = ms
+    out["eager_k1_ops"], out["eager_k1_ops_counted_on"] = reference_ops(args.device), args.device
     if time.time() < deadline:
         _, eager = fit_run(4, args.device, False, 100)
         _, replayed = fit_run(4, args.device, True, 100)

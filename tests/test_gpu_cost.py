@@ -88,13 +88,17 @@ def test_an_experiment_adds_its_nested_loops_and_host_work_and_is_unknown_where_
     assert gpu_cost.experiment_seconds({"loops": [counted, timed_only]}, CAL) is None
 
 
-def test_the_calibration_reads_a_window_and_divides_by_the_reference_step(tmp_path):
+def test_the_calibration_reads_a_window_and_divides_by_its_counted_step(tmp_path):
     f = tmp_path / "gpu_window.json"
-    f.write_text('{"device": "X", "torch": "t", "eager_k1_ms": 10.0, "graph_k1_ms": 3.0}')
+    f.write_text('{"device": "X", "torch": "t", "eager_k1_ms": 10.0, "graph_k1_ms": 3.0, "eager_k1_ops": 500}')
     cal = gpu_cost.calibration(f)
-    n = gpu_cost.reference_ops()
-    assert 300 < n < 1000  # one AdamW step of a one-layer transformer: a few hundred operator calls
-    assert math.isclose(cal.host_s * n, 10e-3) and math.isclose(cal.graph_s * n, 3e-3)
-    f.write_text('{"device": "X", "k1_ms": 10.0}')  # a window from before the loop was timed
+    assert math.isclose(cal.host_s, 10e-3 / 500) and math.isclose(cal.graph_s, 3e-3 / 500)
+    f.write_text('{"device": "X", "eager_k1_ms": 10.0, "graph_k1_ms": 3.0}')  # the step's operators not counted
     assert gpu_cost.calibration(f) is None
     assert gpu_cost.calibration(tmp_path / "missing.json") is None
+
+
+def test_the_repository_window_calibrates_the_model():
+    """The last window's record has what the model needs (the benchmark counts its step's operators)."""
+    cal = gpu_cost.calibration()
+    assert cal is not None and 1e-6 < cal.graph_s < cal.host_s < 1e-3

@@ -3,7 +3,7 @@
     companion build  [--profile smoke|cpu|paper] [--device auto|cpu|cuda] [--chapter NAME]...
                      [--seed N] [-p NAME=VALUE]... [--fresh] [--jobs N] [--out DIR]
                      [--chapter-timeout SECONDS] [--wait] [--allow-cdn]
-    companion run    CHAPTER... [--profile P] [--device D] [--seed N] [--dry-run | --check]
+    companion run    CHAPTER... [--profile P] [--device D] [--seed N] [--dry-run | --check | --count]
                      [--time-limit S] [--jobs N] [--keep] [--only RE]... [--skip RE]... [--wait]
     companion claims [--out DIR] [--weak] [--diff A B]
     companion cache  verify | prune [--dry-run] [--wait]
@@ -105,6 +105,9 @@ def parser() -> OneLineParser:
     r.add_argument("--check", action="store_true",
                    help="build every experiment's data and model and run two steps of each of its loops "
                         "(a dry run that only checks the configs construct and step; exit 1 if one fails)")
+    r.add_argument("--count", action="store_true",
+                   help="on the CPU: count each loop's FLOPs and operator calls for one plain and one evaluation "
+                        "step and model every experiment's time on a GPU (a dry run without the timing)")
     r.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                    help="stop cleanly before this many seconds, finished experiments cached, the running ones "
                         "checkpointed; run again to continue")
@@ -159,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
                                args.out, args.fresh, args.jobs, args.chapter_timeout, args.wait, args.allow_cdn)
         if args.command == "run":
             return run(args.chapter, args.profile, args.device, args.seed, args.dry_run, args.time_limit,
-                       args.jobs, args.keep, args.only, args.skip, args.check, args.wait, args.order)
+                       args.jobs, args.keep, args.only, args.skip, args.check, args.wait, args.order, args.count)
         if args.command == "kept":
             chapters = args.chapter or [c for c in CHAPTERS if c != "synthesis"]
             for ch in chapters:
@@ -243,7 +246,8 @@ def time_margin(limit: float) -> float:
 
 def run(chapters: list[str], profile: str, device: str, seed: int, dry_run: bool = False,
         time_limit: float | None = None, jobs: int = 1, keep: bool = False, only: list[str] = (),
-        skip: list[str] = (), check: bool = False, wait: bool = False, order: str = "chapter") -> int:
+        skip: list[str] = (), check: bool = False, wait: bool = False, order: str = "chapter",
+        count: bool = False) -> int:
     """Compute chapters' experiments (no Jupyter needed), filling the results cache; ``order`` "value": a
     campaign (:mod:`companion.pipeline.campaign`).
 
@@ -260,10 +264,12 @@ def run(chapters: list[str], profile: str, device: str, seed: int, dry_run: bool
         raise ParameterError(f"--time-limit must be a positive number of seconds, got {time_limit}")
     profiles.resolve_device(device)
     with DirLock(entries.cache_dir(), "the results cache", wait=wait):  # one run per cache, after validation
-        return _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only, skip, check, order)
+        return _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only, skip, check, order,
+                    count)
 
 
-def _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only, skip, check, order="chapter") -> int:
+def _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only, skip, check, order="chapter",
+         count=False) -> int:
     import platform
 
     started = time.time()
@@ -276,12 +282,13 @@ def _run(chapters, profile, device, seed, dry_run, time_limit, jobs, keep, only,
     else:
         tasks = runs.select([t for ch in chapters for t in runs.plan(ch, profile, ctx.device, seed)], only, skip)
     where = f"{ctx.device}" + (f" ({runs_device_name(ctx.device)})" if ctx.device != "cpu" else "")
-    if dry_run or check:
-        what = "check (two steps of every loop)" if check else "dry run"
+    if dry_run or check or count:
+        what = ("check (two steps of every loop)" if check else
+                "count (one plain and one evaluation step of every loop, modelled on a GPU)" if count else "dry run")
         print(f"[{what}] {len(tasks)} experiment(s) of {', '.join(chapters)} at profile {profile} on {where}:")
-        rows = runs.dry_run(tasks, check=check, deadline=deadline)
+        rows = runs.dry_run(tasks, check=check, deadline=deadline, count_only=count)
         print(runs.summary(rows, jobs))
-        if campaign_plan is not None and not check:  # the campaign in order, with the estimates just measured
+        if campaign_plan is not None and not (check or count):  # the campaign in order, the estimates just measured
             print("[campaign]\n" + campaign.table(campaign.plan(chapters, profile, ctx.device, seed,
                                                                 find_root() / "_build" / "claims")))
         failed = [r for r in rows if r["status"] == "probe failed"]

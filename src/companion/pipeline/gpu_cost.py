@@ -9,11 +9,11 @@ host, which dispatches its operators one by one, or by the arithmetic, so the mo
     limit     max(ops · t_kernel, flops / R_peak) (the hardware: kernels back to back at the chip's peak)
 
 with ``t_host`` and ``t_graph`` the last GPU window's measured eager and replayed step of the one-layer transformer
-(``benchmarks/gpu_window.json``: ``eager_k1_ms``, ``graph_k1_ms``) divided by that same step's operator count,
-counted here (:func:`reference_ops`); ``R`` the fastest sustained rate a window measured and ``R_peak`` the chip's
-FP32 peak (:data:`RATES`). An experiment's cost is the sum over its loops (nested experiments included) plus its
-host work outside them as the CPU timed it. It is a model: ``benchmarks/gpu_engine.md`` sets it against the
-windows' measured steps per model family.
+(``benchmarks/gpu_window.json``: ``eager_k1_ms``, ``graph_k1_ms``) divided by that same step's operator count
+(``eager_k1_ops``, counted by ``benchmarks/gpu_window.py``); ``R`` the fastest sustained rate a window measured
+and ``R_peak`` the chip's FP32 peak (:data:`RATES`). An experiment's cost is the sum over its loops (nested
+experiments included) plus its host work outside them as the CPU timed it. It is a
+model: ``benchmarks/gpu_engine.md`` sets it against the windows' measured steps per model family.
 """
 
 from __future__ import annotations
@@ -49,41 +49,15 @@ class Calibration:
     source: str
 
 
-def reference_ops() -> int:
-    """Operator calls of one step of the micro-benchmark's reference (``benchmarks/gpu_window.py``'s ``fit_run``):
-    full-batch AdamW of one vmapped one-layer transformer (p = 113, d_model 128, 30% of the pairs), the library's
-    loop with the device-resident optimizer, counted on the CPU as the difference of a 3- and a 2-step run."""
-    from companion.data.modular import modular_arithmetic
-    from companion.models.transformer import Transformer, TransformerConfig
-    from companion.store.opcount import Counter
-    from companion.train.ensemble import Ensemble, ensemble_loss
-    from companion.train.fit import fit
-    from companion.train.optim import BatchedOptimizer
-
-    data = modular_arithmetic(113, "add", 0.3, 0)
-    x, y = data.train_x[None], data.train_y[None]
-
-    def ops(steps: int) -> int:
-        ens = Ensemble([Transformer(TransformerConfig(p=113, d_model=128, d_mlp=512), seed=0)])
-        params = ens.parameters()
-        opt = BatchedOptimizer(params, "adamw", 1e-3, 1.0)
-        with Counter() as c:
-            fit(params, opt, steps, evals=set(), record=lambda t: False,
-                loss=lambda t: ensemble_loss(ens.forward(x), y), warmup=10, static=True)
-        return c.count.ops
-
-    return ops(3) - ops(2)
-
-
 def calibration(window: Path = WINDOW_FILE) -> Calibration | None:
     """The model's constants from a window's ``gpu_window.json`` (None when there is none, or it lacks the loop's
-    eager and replayed step)."""
+    eager and replayed step or that step's operator count, ``eager_k1_ops``)."""
     try:
         w = json.loads(Path(window).read_text())
         eager, replayed = float(w["eager_k1_ms"]) / 1e3, float(w["graph_k1_ms"]) / 1e3
+        n = int(w["eager_k1_ops"])
     except (OSError, KeyError, ValueError):
         return None
-    n = reference_ops()
     return Calibration(eager / n, replayed / n, RATES["kernel_s"], RATES["sustained_flops"], RATES["peak_flops"],
                        f"{w.get('device', '?')}, torch {w.get('torch', '?')}: {1e3 * eager:.2f} ms eager and "
                        f"{1e3 * replayed:.2f} ms replayed for a step of {n} operator calls")

@@ -92,19 +92,24 @@ def save_estimates(new: dict) -> None:
     os.replace(tmp, path)
 
 
-def dry_run(tasks: list[Task], verbose: bool = True, check: bool = False, deadline: float | None = None) -> list[dict]:
+def dry_run(tasks: list[Task], verbose: bool = True, check: bool = False, deadline: float | None = None,
+            count_only: bool = False) -> list[dict]:
     """Probe every task in this process; one row per task with its estimate in seconds, each estimate saved as
     soon as it is measured (a dry run cut short keeps what it probed). Past ``deadline`` (a ``time.time()``) no
     further task is probed.
 
     With ``check`` each loop runs two steps only and never fast-forwards: the point is that every
-    config builds its data and model and steps at its shapes, not the estimate.
+    config builds its data and model and steps at its shapes, not the estimate. With ``count_only`` (on the CPU)
+    each loop ends once one plain and one evaluation iteration are counted: the GPU model of every task at a
+    fraction of a timed dry run's cost, and no CPU estimate.
     """
     count = bool(tasks) and tasks[0].device == "cpu"  # a GPU's probe is timed, not counted
+    if count_only and not count:
+        raise ParameterError("--count models a GPU from counts taken on the CPU: give --device cpu")
     if check:
         slices.configure(probe=True, probe_max_steps=2, probe_seconds=0.0, probe_min_steps=0, probe_ff_seconds=0.0)
     else:
-        slices.configure(probe=True, count=count)
+        slices.configure(probe=True, count=count, count_only=count_only)
     cal = gpu_cost.calibration() if count and not check else None
     rows = []
     try:
@@ -126,13 +131,15 @@ def dry_run(tasks: list[Task], verbose: bool = True, check: bool = False, deadli
             row = {"chapter": t.chapter, "experiment": t.name, "key": t.key, "config": short_config(t.config),
                    "status": rec["status"], "estimate_s": rec["estimate"], "probe_s": time.perf_counter() - t0,
                    "loops": rec.get("loops", []), "nested": [(p["name"], p["status"], p["estimate"]) for p in nested],
-                   "nested_loops": [p["loops"] for p in nested], "overhead": rec.get("overhead", 0.0),
+                   "nested_loops": [p.get("loops", []) for p in nested], "overhead": rec.get("overhead", 0.0),
                    "error": error or rec.get("error")}
             row["gpu"] = gpu_cost.experiment_seconds(row, cal) if cal is not None else None
+            if count_only:
+                row["estimate_s"] = math.nan  # its loops were not timed
             rows.append(row)
             if verbose:
                 print(format_row(row), flush=True)
-            if not check and row["status"] in ("probed", "partial"):
+            if not (check or count_only) and row["status"] in ("probed", "partial"):
                 save_estimates({row["key"]: row["estimate_s"]})
     finally:
         slices.configure()
@@ -164,7 +171,8 @@ def summary(rows: list[dict], jobs: int = 1) -> str:
     longest = max([r["estimate_s"] for r in rows if math.isfinite(r["estimate_s"])] or [0.0])
     failed = sum(r["status"] == "probe failed" for r in rows)
     partial = sum(r["status"] == "partial" for r in rows)
-    lines = [f"total: {len(rows)} experiment(s), {format_seconds(total)} estimated one after another"]
+    lines = [f"total: {len(rows)} experiment(s)" + (f", {format_seconds(total)} estimated one after another"
+                                                     if any(math.isfinite(r["estimate_s"]) for r in rows) else "")]
     if jobs > 1:
         lines.append(f"with {jobs} workers at best {format_seconds(max(total / jobs, longest))} "
                      f"(the longest alone is {format_seconds(longest)}; workers share the device)")
@@ -172,7 +180,9 @@ def summary(rows: list[dict], jobs: int = 1) -> str:
     if modelled:
         cal = gpu_cost.calibration()
         tot = {k: sum(g[k] for g in modelled) for k in ("eager", "captured", "limit", "flops")}
-        lines.append(f"on a GPU, modelled from the counts ({len(modelled)} of {len(rows)} experiment(s); "
+        cut = sum(bool(r.get("gpu")) and r["status"] == "partial" for r in rows)
+        lines.append(f"on a GPU, modelled from the counts ({len(modelled)} of {len(rows)} experiment(s)"
+                     + (f", {cut} of them partial: at least" if cut else "") + "; "
                      f"{cal.source if cal else 'no calibration'}): {format_seconds(tot['eager'])} eager, "
                      f"{format_seconds(tot['captured'])} with every step captured, {format_seconds(tot['limit'])} at "
                      f"the hardware limit; {gpu_cost.format_flops(tot['flops'])}FLOP in matrix products")

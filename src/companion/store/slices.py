@@ -58,10 +58,15 @@ class Session:
     probe_ff_seconds: float = 1.0  # after timing, run the remaining evaluation steps if this cheap
     truncated: bool = False  # a probed loop ended without its evaluation steps (histories are short)
     count: bool = False  # probes also count one plain and one evaluation iteration's FLOPs and operator calls
+    count_only: bool = False  # ...and end a loop as soon as both are counted (its time is not estimated)
     checkpoints: bool = False  # save ended loops too (set when a deadline is set)
 
 
 SESSION = Session()
+
+#: a count-only probe's iterations at most once something was counted (a log-spaced schedule evaluates its first
+#: ≈ 20 steps; a loop that evaluates every step has no plain iteration)
+COUNT_ONLY_MAX_ITERATIONS = 40
 
 
 def configure(deadline: float | None = None, probe: bool = False, **kw) -> Session:
@@ -306,15 +311,18 @@ def _probe(first: int, stop: int, is_eval, frame: Frame | None) -> Iterator[int]
             spent = now - t0
             enough = (spent >= s.probe_seconds and len(plain) >= s.probe_min_steps
                       and (evals or n_eval_total == 0 or len(evals) + len(plain) >= 50))
+            if s.count_only:  # both kinds counted and timed once (for the fast-forward), or no plain iteration
+                enough = ((len(counts) == 2 and plain and (evals or n_eval_total == 0))
+                          or (bool(counts) and i + 1 >= COUNT_ONLY_MAX_ITERATIONS))
             if enough or spent >= s.probe_max_seconds or i + 1 >= s.probe_max_steps:
                 break
         else:
             return  # the whole loop ran
         # fast-forward: the remaining evaluation steps (and the last step) only, so that the
         # history has every evaluation point and code after the loop sees the shapes it expects
-        t_eval = statistics.median(evals) if evals else (statistics.median(plain) if plain else 0.0)
+        t_eval = statistics.median(evals) if evals else (statistics.median(plain) if plain else math.inf)
         rest = [u for u in range(t + 1, stop) if is_eval(u) or u == stop - 1]
-        if len(rest) * t_eval > s.probe_ff_seconds:
+        if rest and len(rest) * t_eval > s.probe_ff_seconds:  # nothing timed: not known to be cheap
             s.truncated = True
             return
         yield from rest
