@@ -102,3 +102,26 @@ def test_the_repository_window_calibrates_the_model():
     """The last window's record has what the model needs (the benchmark counts its step's operators)."""
     cal = gpu_cost.calibration()
     assert cal is not None and 1e-6 < cal.graph_s < cal.host_s < 1e-3
+
+
+def test_a_count_only_probe_ends_a_loop_once_both_kinds_are_counted_and_timed():
+    """A log-spaced schedule evaluates its first steps: the loop runs until its first plain step is counted and
+    one more is timed, then ends (nothing cheap enough to fast-forward: the history is cut, the run marked so)."""
+    from companion.train.fit import log_steps
+
+    evals = set(int(s) for s in log_steps(50_000, 150))
+    plains = [t for t in range(50_001) if t not in evals]
+    first_plain, second_plain = plains[0], plains[1]
+    slices.configure(probe=True, count=True, count_only=True, probe_ff_seconds=0.0)
+    frame = slices.Frame("f", "k" * 64)
+    slices.FRAMES.append(frame)
+    seen = []
+    try:
+        for t in slices.steps(50_001, evals=evals):
+            seen.append(t)
+    finally:
+        slices.FRAMES.pop()
+    rec = frame.loops[0]
+    assert rec.step is not None and rec.eval is not None
+    assert seen[-1] == second_plain > first_plain  # the first plain step counted, the second timed
+    assert len(seen) < 100 and slices.SESSION.truncated
