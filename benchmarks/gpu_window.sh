@@ -43,8 +43,17 @@ if (( $? != 0 )); then  # a replayed step that does not equal the eager one must
   echo "GPU tests failed: the window trains eagerly (COMPANION_CUDA_GRAPHS=0)" >> "$out/smoke.txt"
   echo 0 > /tmp/companion_window_graphs  # a second call on this machine trains eagerly too
 fi
+# a batch evaluated at once against member by member, on the device
+timeout 60 "$py" -m pytest -q -p no:cacheprovider -k "gpu" tests/test_batched_eval.py >> "$out/smoke.txt" 2>&1
+if (( $? != 0 )); then
+  export COMPANION_BATCHED_EVAL=0
+  echo "batched evaluation test failed: the window evaluates member by member (COMPANION_BATCHED_EVAL=0)" \
+    >> "$out/smoke.txt"
+  echo 0 > /tmp/companion_window_batched_eval
+fi
 fi
 [ -f /tmp/companion_window_graphs ] && export COMPANION_CUDA_GRAPHS=0
+[ -f /tmp/companion_window_batched_eval ] && export COMPANION_BATCHED_EVAL=0
 if has bench; then
 timeout 90 "$py" benchmarks/gpu_window.py --device cuda --seconds 75 > "$out/gpu_window.txt" 2>&1
 cp benchmarks/gpu_window.json "$out/" 2>/dev/null

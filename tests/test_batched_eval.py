@@ -43,12 +43,12 @@ def one_thread_and_no_session(monkeypatch):
     torch.set_num_threads(threads)
 
 
-def members(test_sizes: tuple[int, ...] | None = None):
+def members(test_sizes: tuple[int, ...] | None = None, device: str = "cpu"):
     """Three seeds, each on its own split (test sets cut to ``test_sizes``)."""
-    datas = [modular_arithmetic(7, "add", 0.6, s) for s in range(3)]
+    datas = [modular_arithmetic(7, "add", 0.6, s).to(device) for s in range(3)]
     if test_sizes is not None:
         datas = [replace(d, test_x=d.test_x[:n], test_y=d.test_y[:n]) for d, n in zip(datas, test_sizes)]
-    return [Transformer(MODEL, seed=s) for s in range(3)], datas
+    return [Transformer(MODEL, seed=s).to(device) for s in range(3)], datas
 
 
 def squared_norm(m) -> torch.Tensor:
@@ -56,9 +56,9 @@ def squared_norm(m) -> torch.Tensor:
     return sum((p.detach().double() ** 2).sum() for p in m.parameters())
 
 
-def run(monkeypatch, at_once: bool, cfg: TrainConfig, test_sizes=None, measured: bool = False):
+def run(monkeypatch, at_once: bool, cfg: TrainConfig, test_sizes=None, measured: bool = False, device: str = "cpu"):
     monkeypatch.setenv("COMPANION_BATCHED_EVAL", "1" if at_once else "0")
-    models, datas = members(test_sizes)
+    models, datas = members(test_sizes, device)
     measures = [{"weight_norm": weight_norm, "squared_norm": squared_norm} if measured and k != 1 else {}
                 for k in range(3)]  # member 1 unmeasured: its module is refreshed only where it must be
     hists = train_batched(models, datas, cfg, measures=measures, eval_at=EVAL_AT, snapshot_at=[0, 20, 40])
@@ -182,3 +182,18 @@ def test_a_batch_evaluated_at_once_resumes_from_its_checkpoints_bit_for_bit(isol
         assert [h["step"][-1] for h in reference] == [30, 90, 400]
     for a, b in zip(reference, out):
         assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+@pytest.mark.parametrize("cfg", [TRAIN, STOP], ids=["to the end", "stopping"])
+def test_on_the_gpu_a_batch_evaluated_at_once_records_the_per_member_histories(monkeypatch, cfg):
+    """Where the switch is on by default: the same histories as member-by-member evaluation on the device (the
+    training is the same program either way; the evaluations' reductions may round differently)."""
+    batched, _ = run(monkeypatch, True, cfg, measured=True, device="cuda")
+    per_member, _ = run(monkeypatch, False, cfg, measured=True, device="cuda")
+    for b, p in zip(batched, per_member):
+        assert b.keys() == p.keys()
+        np.testing.assert_array_equal(b["step"], p["step"])
+        for key in ("train_loss", "test_loss", "train_acc", "test_acc", "weight_norm", "squared_norm"):
+            if key in p:
+                np.testing.assert_allclose(b[key], p[key], rtol=1e-5, atol=1e-6, err_msg=key)
