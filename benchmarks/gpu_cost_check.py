@@ -2,7 +2,8 @@
 
 Reads a window's dry run on the device (``gpu_windows/DATE/dry_run.txt``: each experiment's estimate from its own
 timed probe there) and a CPU count of the same plan (``companion run CHAPTER... --profile paper --count``, its
-output saved to a file), matches rows by experiment, step count and configuration text, and prints per family the
+output saved to a file), matches rows by experiment, step count and printed configuration (rows alike in what is
+printed take the median of their models), and prints per family the
 measured GPU time against the model's eager, captured and hardware-limit times. A family's ratio measured / eager
 near 1 means the model can plan a window; the ratio measured / limit is how far the engine is from the hardware.
 
@@ -54,12 +55,13 @@ def main(window: str, counts: list[str]) -> None:
     modelled = [r for c in counts for r in rows(c) if r["model"]]
     pool = defaultdict(list)
     for r in modelled:
-        pool[(r["name"], r["steps"], r["config"][:60])].append(r)
+        pool[(r["name"], r["steps"], r["config"])].append(r)
     fams = defaultdict(list)
     for m in measured:
-        cand = pool.get((m["name"], m["steps"], m["config"][:60]))
-        if m["estimate"] and cand:
-            fams[family(m)].append((m["estimate"], cand[0]["model"]))
+        cand = pool.get((m["name"], m["steps"], m["config"]))
+        if m["estimate"] and cand:  # configurations alike in their printed prefix: the median of their models
+            fams[family(m)].append((m["estimate"], tuple(statistics.median(c["model"][i] for c in cand)
+                                                         for i in range(3))))
     print("| family | runs | measured on the GPU (median) | model eager | captured | hardware limit | "
           "measured / eager | measured / limit |")
     print("|---|---|---|---|---|---|---|---|")

@@ -26,8 +26,9 @@ from pathlib import Path
 #: the GPU the rates are for, and where each number comes from
 RATES = {
     "device": "NVIDIA H100 80GB HBM3",
-    # ResNet-18 at 224² with cuDNN's TF32 convolutions, 19.8 TFLOP an epoch in 1.5 s (the 2026-11-28 window's dry run)
-    "sustained_flops": 13e12,
+    # ResNet-18 at 224² with cuDNN's TF32 convolutions: 40.5 TFLOP an epoch as torch's FLOP counter counts it, in
+    # 1.52 s (the 2026-11-28 window's dry run: 507 min for 20 000 epochs)
+    "sustained_flops": 26.6e12,
     "peak_flops": 67e12,  # FP32 without tensor cores, the H100 SXM datasheet
     # the kernels of one transformer step, ≈ 0.6 ms for ≈ 570 operators (the profile of the 2026-11-22 window)
     "kernel_s": 0.6e-3 / 570,

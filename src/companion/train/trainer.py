@@ -97,9 +97,13 @@ def batched_evaluation(params: Sequence[torch.Tensor]) -> bool:
     return bool(params) and params[0].is_cuda
 
 
-def weight_norm(model: nn.Module) -> float:
-    """‖θ‖₂ over all parameters (the quantity weight decay shrinks)."""
-    return math.sqrt(sum(float((p.detach() ** 2).sum()) for p in model.parameters()))
+def weight_norm(model: nn.Module) -> float | torch.Tensor:
+    """‖θ‖₂ over all parameters (the quantity weight decay shrinks). On a GPU a 0-d tensor left on the device (a
+    float per parameter would wait on the device at every evaluation); on a CPU a float, summed as always."""
+    ps = [p.detach() for p in model.parameters()]
+    if ps and ps[0].is_cuda:
+        return torch.sqrt(sum((p.double() ** 2).sum() for p in ps))
+    return math.sqrt(sum(float((p ** 2).sum()) for p in ps))
 
 
 HISTORY = ("step", "train_loss", "train_acc", "test_loss", "test_acc")
