@@ -18,12 +18,16 @@ from companion.train.optim import make_optimizer
 
 
 @torch.no_grad()
-def accuracy(model: nn.Module, images: torch.Tensor, y: torch.Tensor, batch: int, in_channels: int) -> float:
-    """Accuracy in eval mode (BatchNorm running statistics), in batches; the model is left in train mode."""
+def accuracy(model: nn.Module, images: torch.Tensor, y: torch.Tensor, batch: int, in_channels: int,
+             layout=None) -> float:
+    """Accuracy in eval mode (BatchNorm running statistics), in batches; the model is left in train mode.
+    ``layout(x)``: what the training feeds the model (memory format, autocast), the same here."""
+    layout = layout or (lambda f, x: f(x))
     model.eval()
     correct = 0
     for i in range(0, len(y), batch):
-        correct += int((model(to_input(images[i:i + batch], in_channels)).argmax(1) == y[i:i + batch]).sum())
+        out = layout(model, to_input(images[i:i + batch], in_channels))
+        correct += int((out.argmax(1) == y[i:i + batch]).sum())
     model.train()
     return correct / max(len(y), 1)
 
@@ -40,6 +44,10 @@ class ClassifierTraining:
     eval_every: int  # epochs between test evaluations (and the first and last epoch)
     seed: int  # seed of the per-epoch shuffles
     in_channels: int = 3  # image channels the model reads
+    stop_at: float | None = None  # a budget: stop once test accuracy has reached this...
+    stop_patience: float = 0.25  # ...and a further fraction of the epochs taken until then has passed
+    channels_last: bool = False  # the model and its inputs in channels-last memory (faster convolutions on a GPU)
+    bf16: bool = False  # forward passes under bfloat16 autocast, on a GPU only (item of precision: validate first)
 
 
 def train_classifier(model: nn.Module, train_img: torch.Tensor, train_y: torch.Tensor, test_img: torch.Tensor,
@@ -55,13 +63,14 @@ def train_classifier(model: nn.Module, train_img: torch.Tensor, train_y: torch.T
     """
     epochs, batch, lr, weight_decay = how.epochs, how.batch, how.lr, how.weight_decay
     eval_every, seed, in_channels = how.eval_every, how.seed, how.in_channels
+    layout = _layout(model, how, train_y.device)
     params = list(model.parameters())
     opt = make_optimizer(params, "adam", lr, weight_decay)
     g = torch.Generator().manual_seed(seed)
     n = len(train_y)
     per_epoch = -(-n // batch)  # mini-batches (= fit steps) per epoch
     hist: dict[str, list] = {"epoch": [], "train_acc": [], "train_loss": [], "test_epoch": [], "test_acc": []}
-    run = {"perm": None, "correct": 0, "loss": 0.0}  # the current epoch's shuffle and running sums
+    run = {"perm": None, "correct": 0, "loss": 0.0, "reached": None}  # the epoch's shuffle, sums, the stop rule
     model.train()
 
     def tests(ep: int) -> bool:
@@ -72,20 +81,23 @@ def train_classifier(model: nn.Module, train_img: torch.Tensor, train_y: torch.T
         if i == 0:
             run["perm"], run["correct"], run["loss"] = torch.randperm(n, generator=g).to(train_y.device), 0, 0.0
         idx = run["perm"][i:i + batch]
-        logits = model(to_input(train_img[idx], in_channels))
-        value = F.cross_entropy(logits, train_y[idx])
+        logits = layout(model, to_input(train_img[idx], in_channels))
+        value = F.cross_entropy(logits.float(), train_y[idx])
         run["correct"] += int((logits.argmax(1) == train_y[idx]).sum())
         run["loss"] += float(value.detach()) * len(idx)
         return value
 
-    def record(t: int) -> None:
+    def record(t: int) -> bool:
         ep = t // per_epoch
         hist["epoch"].append(ep)
         hist["train_acc"].append(run["correct"] / n)
         hist["train_loss"].append(run["loss"] / n)
         if tests(ep):
             hist["test_epoch"].append(ep)
-            hist["test_acc"].append(accuracy(model, test_img, test_y, 4 * batch, in_channels))
+            hist["test_acc"].append(accuracy(model, test_img, test_y, 4 * batch, in_channels, layout))
+            if how.stop_at is not None and run["reached"] is None and hist["test_acc"][-1] >= how.stop_at:
+                run["reached"] = ep
+        return run["reached"] is not None and ep >= run["reached"] * (1 + how.stop_patience)
 
     def save() -> dict:  # BatchNorm buffers, the generator, the epoch so far and the history
         return {"buffers": [b.clone() for b in model.buffers()], "gen": g.get_state(), "run": dict(run),
@@ -105,3 +117,20 @@ def train_classifier(model: nn.Module, train_img: torch.Tensor, train_y: torch.T
     fit(params, opt, epochs * per_epoch, evals=range(per_epoch, epochs * per_epoch + 1, per_epoch),
         record=record, loss=loss, state=(save, load))
     return {k: np.asarray(v) for k, v in hist.items()}
+
+
+def _layout(model: nn.Module, how: ClassifierTraining, device: torch.device):
+    """``f(model, x)``: the forward as ``how`` asks — channels-last memory for the model (converted here, once) and
+    its inputs, bfloat16 autocast on a GPU — or the plain call."""
+    if how.channels_last:
+        model.to(memory_format=torch.channels_last)
+    autocast = how.bf16 and device.type == "cuda"
+
+    def forward(m: nn.Module, x: torch.Tensor) -> torch.Tensor:
+        if how.channels_last:
+            x = x.contiguous(memory_format=torch.channels_last)
+        if autocast:
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                return m(x)
+        return m(x)
+    return forward

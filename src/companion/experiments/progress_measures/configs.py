@@ -186,6 +186,13 @@ SMOKE_IMAGES = replace(
     eval_every=1,
 )
 
+#: Fig. 7 at the paper profile, as a GPU runs it: the paper's setting with a budget (none of these is a setting of
+#: the paper; the departures show them). The run stops a quarter past the epoch its test accuracy first reaches
+#: 0.95, the level of the chapter's jump and final-accuracy claims (the paper's jump comes near epoch 2 800, so
+#: ≈ 3 500 epochs instead of 20 000: what makes a seed fit a GPU lease at all), in channels-last memory (faster
+#: convolutions, their sums in another order). bf16 stays off until a run has been compared with float32.
+GPU_IMAGES = replace(PAPER_IMAGES, stop_at=0.95, stop_patience=0.25, channels_last=True)
+
 # ------------------------------------------------------------------------------- theory
 PAPER_ODE = ODE()
 CPU_ODE = PAPER_ODE
@@ -209,7 +216,7 @@ CONFIGS = {
     "widths": {"paper": PAPER_WIDTHS, "cpu": CPU_WIDTHS, "smoke": SMOKE_WIDTHS},
     "ops": {"paper": PAPER_OPERATIONS, "cpu": CPU_OPERATIONS, "smoke": SMOKE_OPERATIONS},
     "fig20": {"paper": PAPER_STRUCTURED, "cpu": CPU_STRUCTURED, "smoke": SMOKE_STRUCTURED},
-    "fig7": {"paper": PAPER_IMAGES, "cpu": CPU_IMAGES, "smoke": SMOKE_IMAGES},
+    "fig7": {"paper": GPU_IMAGES, "cpu": CPU_IMAGES, "smoke": SMOKE_IMAGES},
     "fig8": {"paper": PAPER_ODE, "cpu": CPU_ODE, "smoke": SMOKE_ODE},
     "coverage": {"paper": PAPER_COVERAGE, "cpu": CPU_COVERAGE, "smoke": SMOKE_COVERAGE},
 }
@@ -234,5 +241,6 @@ def configs(profile: str, seed: int = 0) -> dict:
 
 def departures_table(profile: str):
     """The departures of ``profile`` from the paper, as :func:`companion.profiles.departures_table`."""
-    return profile_departures({name: (select(cfgs, profile), cfgs["paper"]) for name, cfgs in CONFIGS.items()},
-                              profile)
+    reference = {"fig7": PAPER_IMAGES}  # the paper profile's own budget is a departure too
+    return profile_departures({name: (select(cfgs, profile), reference.get(name, cfgs["paper"]))
+                               for name, cfgs in CONFIGS.items()}, profile)

@@ -33,6 +33,11 @@ class ImageRun:
     eval_every: int = 100  # test accuracy every this many epochs (and at epoch 1 and the last)
     faithful_quirk: bool = True  # the authors' negative radius clip (larger, rotated polygons)
     seed: int = 0  # subset, split, initialisation and shuffles
+    # how a GPU runs it, none of them a setting of the paper (the paper profile's budget sets them; departures):
+    stop_at: float | None = None  # stop once test accuracy has reached this...
+    stop_patience: float = 0.25  # ...and a further fraction of the epochs until then has passed
+    channels_last: bool = False  # channels-last memory (faster convolutions on a GPU; sums in another order)
+    bf16: bool = False  # bfloat16 autocast on a GPU: only once a run has been compared with float32
 
     def __post_init__(self):
         one_of("stem", self.stem, STEMS)
@@ -51,7 +56,9 @@ def image_run(cfg: ImageRun, device: str = "cpu") -> dict:
     n_tr = int(round(cfg.train_frac * len(y)))
     tr, te = perm[:n_tr], perm[n_tr:]
     model = ResNet18(ResNet18Config(width=cfg.width, stem=cfg.stem, n_classes=polygons.N_CLASSES), cfg.seed).to(device)
-    how = ClassifierTraining(cfg.epochs, cfg.batch, cfg.lr, cfg.weight_decay, cfg.eval_every, cfg.seed)
+    how = ClassifierTraining(cfg.epochs, cfg.batch, cfg.lr, cfg.weight_decay, cfg.eval_every, cfg.seed,
+                             stop_at=cfg.stop_at, stop_patience=cfg.stop_patience, channels_last=cfg.channels_last,
+                             bf16=cfg.bf16)
     hist = train_classifier(model, img[tr], y[tr], img[te], y[te], how)
     hist["n_train"], hist["n_test"] = int(n_tr), int(len(y) - n_tr)
     hist["chance"] = float(np.bincount(polygons.labels(combos)).max() / len(combos))
