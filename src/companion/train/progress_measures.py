@@ -46,8 +46,8 @@ class ClassifierTraining:
     in_channels: int = 3  # image channels the model reads
     stop_at: float | None = None  # a budget: stop once test accuracy has reached this...
     stop_patience: float = 0.25  # ...and a further fraction of the epochs taken until then has passed
-    channels_last: bool = False  # the model and its inputs in channels-last memory (faster convolutions on a GPU)
-    bf16: bool = False  # forward passes under bfloat16 autocast, on a GPU only (item of precision: validate first)
+    channels_last: bool = False  # on a GPU: the model and its inputs in channels-last memory (faster convolutions)
+    bf16: bool = False  # on a GPU: forward passes under bfloat16 autocast (only once compared with float32)
 
 
 def train_classifier(model: nn.Module, train_img: torch.Tensor, train_y: torch.Tensor, test_img: torch.Tensor,
@@ -120,14 +120,16 @@ def train_classifier(model: nn.Module, train_img: torch.Tensor, train_y: torch.T
 
 
 def _layout(model: nn.Module, how: ClassifierTraining, device: torch.device):
-    """``f(model, x)``: the forward as ``how`` asks — channels-last memory for the model (converted here, once) and
-    its inputs, bfloat16 autocast on a GPU — or the plain call."""
-    if how.channels_last:
+    """``f(model, x)``: the forward as ``how`` asks on a GPU — channels-last memory for the model (converted here,
+    once) and its inputs, bfloat16 autocast — or the plain call. Both are GPU settings and a CPU ignores them
+    (torch 2.13's channels-last convolution backward crashes the process on one CPU thread, the book's default)."""
+    gpu = device.type == "cuda"
+    channels_last, autocast = how.channels_last and gpu, how.bf16 and gpu
+    if channels_last:
         model.to(memory_format=torch.channels_last)
-    autocast = how.bf16 and device.type == "cuda"
 
     def forward(m: nn.Module, x: torch.Tensor) -> torch.Tensor:
-        if how.channels_last:
+        if channels_last:
             x = x.contiguous(memory_format=torch.channels_last)
         if autocast:
             with torch.autocast("cuda", dtype=torch.bfloat16):

@@ -18,7 +18,7 @@ runs), :mod:`.configs` (the profiles).
 
 from __future__ import annotations
 
-from .configs import CONFIGS, PAPER_IMAGES, config, configs, departures_table
+from .configs import CONFIGS, PAPER_IMAGES, config, configs, departures_table, paper_setting
 from .holes import PLATEAU_GAIN, holes_seeds, near_profile
 from .images import ImageRun, dataset_overview, image_run, image_seeded, image_seeds, image_summary
 from .runs import (
@@ -146,8 +146,8 @@ __all__ = [
     "Widths", "batch_signature", "batch_tasks", "benchmark_result", "class_consistency", "commutativity_runs",
     "commutativity_seeded",
     "commutativity_seeds", "commutativity_summary", "config", "configs", "coverage_run", "coverage_summary",
-    "dataset_overview", "departures_table", "fig2_runs", "fig5_runs", "fig7_runs", "depth_runs", "depth_seeded",
-    "depth_seeds", "depth_summary",
+    "dataset_overview", "departures_table", "paper_setting", "fig2_runs", "fig5_runs", "fig7_runs", "depth_runs",
+    "depth_seeded", "depth_seeds", "depth_summary",
     "downward_steps", "eval_grid", "first_seed", "fluctuation", "full_r", "grok_step", "hole_runs", "holes_seeded",
     "holes_seeds", "holes_summary", "near_profile", "image_run", "image_seeded", "image_seeds", "image_summary",
     "layouts_train_size_ok", "med_levels", "med_tracking", "mirror_split", "modular_run", "modular_runs", "ode_run",

@@ -239,8 +239,13 @@ def configs(profile: str, seed: int = 0) -> dict:
     return {name: config(name, profile, seed) for name in CONFIGS}
 
 
+def paper_setting(name: str):
+    """The paper's own setting of experiment ``name``: its paper-profile config, except where that profile runs it
+    with a budget (Fig. 7 on a GPU), whose fields are then departures at every profile."""
+    return PAPER_IMAGES if name == "fig7" else CONFIGS[name]["paper"]
+
+
 def departures_table(profile: str):
     """The departures of ``profile`` from the paper, as :func:`companion.profiles.departures_table`."""
-    reference = {"fig7": PAPER_IMAGES}  # the paper profile's own budget is a departure too
-    return profile_departures({name: (select(cfgs, profile), reference.get(name, cfgs["paper"]))
-                               for name, cfgs in CONFIGS.items()}, profile)
+    return profile_departures({name: (select(cfgs, profile), paper_setting(name)) for name, cfgs in CONFIGS.items()},
+                              profile)
