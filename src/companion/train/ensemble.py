@@ -50,20 +50,23 @@ class Ensemble:
         return m
 
 
-def ensemble_loss(logits: torch.Tensor, y: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """Σ_k mean_i CE(logits[k, i], y[k, i]): each member's gradient is its own loss's."""
+def member_losses(logits: torch.Tensor, y: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """Each member's mean cross-entropy ``(K,)`` for ``logits`` ``(K, n, C)`` and labels ``y`` ``(K, n)``, the
+    log-softmax taken in ``dtype``."""
     K, n, C = logits.shape
     per = nn.functional.cross_entropy(logits.to(dtype).reshape(K * n, C), y.reshape(K * n), reduction="none")
-    return per.view(K, n).mean(1).sum()
+    return per.view(K, n).mean(1)
+
+
+def ensemble_loss(logits: torch.Tensor, y: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """Σ_k mean_i CE(logits[k, i], y[k, i]): each member's gradient is its own loss's."""
+    return member_losses(logits, y, dtype).sum()
 
 
 def member_scores(logits: torch.Tensor, y: torch.Tensor, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per member of ``logits`` ``(K, n, C)`` with labels ``y`` ``(K, n)``: the mean cross-entropy (the
-    log-softmax taken in ``dtype``, as :func:`companion.train.trainer.cross_entropy`) and the accuracy, each
-    ``(K,)`` on the logits' device."""
-    K, n, C = logits.shape
-    per = nn.functional.cross_entropy(logits.to(dtype).reshape(K * n, C), y.reshape(K * n), reduction="none")
-    return per.view(K, n).mean(1), (logits.argmax(-1) == y).float().mean(1)
+    """Per member: :func:`member_losses` (as :func:`companion.train.trainer.cross_entropy` takes it) and the
+    accuracy, each ``(K,)`` on the logits' device."""
+    return member_losses(logits, y, dtype), (logits.argmax(-1) == y).float().mean(1)
 
 
 @torch.no_grad()
