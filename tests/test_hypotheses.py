@@ -91,7 +91,12 @@ def test_a_hypothesis_whose_test_clock_never_arrived_is_not_applicable_not_refut
     assert some.verdict == "supported" and some.seeds_held == 3  # the seed without a test clock is left out
     two = c.hypothesis("two", ref="r", setting="s", quantity="q", prediction=BAND, basis="b",
                        per_seed=[1.0, NOT_OBSERVED, 1.1], applicable=[True, False, True])
-    assert two.verdict == "undecided" and "1 without" in two.undecided
+    # two seeds with a test clock of three: the premise is missing, not the evidence — not applicable, as with none
+    assert two.verdict == "not applicable" and "arrived in 2 of 3 seeds" in two.undecided
+    assert "at least 3" in two.undecided
+    # two seeds run in all (none without a clock): too few seeds, undecided
+    short = c.hypothesis("short", ref="r", setting="s", quantity="q", prediction=BAND, basis="b", per_seed=[1.0, 1.1])
+    assert short.verdict == "undecided" and "2 seed(s)" in short.undecided
 
 
 def test_a_diagnostic_that_does_not_beat_the_null_clock_is_not_supported(tmp_path):
