@@ -123,10 +123,15 @@ def multiplication_deviation(d, out, weak_epochs: int) -> str:
             "(per seed; the note below)")
 
 
+def join_gaps(gaps) -> str:
+    """Per-seed 'surpass' gaps (final test − weak test) as "per seed +0.012, −0.300, …"."""
+    return f"per seed {_join(list(gaps), '+.3f')}"
+
+
 def surpass_quantity(gaps: list) -> str:
     """The quantity of a 'surpass' claim read on the mean over seeds, with the per-seed gaps it averages."""
     return ("mean over seeds of (target final test − transferred weak test), with its 95% bootstrap interval over "
-            f"the seeds; per seed {_join(gaps, '+.3f')}")
+            f"the seeds; {join_gaps(gaps)}")
 
 
 def parity_fnn_deviation(d, cfg, scratch: dict) -> str:

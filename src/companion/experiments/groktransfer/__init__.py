@@ -186,16 +186,19 @@ def tf_roles(runs: dict, device: str = "cpu") -> dict:
 
 
 #: each figure's runs by profile. At the reduced profiles Fig. 1b's pairs serve Fig. 6 (FIG6 is FIG1B there): Fig. 6a's
-#: pair is the Fig. 1b comparison's and Fig. 1b's multiplication pair is Fig. 6b's: neither has runs of its own
+#: pair is the Fig. 1b comparison's and Fig. 1b's multiplication pair is Fig. 6b's: neither has runs of its own.
+#: Fig. 6b's control is its GrokTransfer arm with A drawn at random (:func:`random_control`), as Fig. 1b's
 _NONE = {"cpu": (), "smoke": ()}
 CONFIGS = {"fig1b": {p: Comparison(FIG1B["add"][p], GRIDS[p]) for p in FIG1B["add"]},
            "fig6a": {"paper": (FIG6["add"]["paper"],), **_NONE},
            "fig1b_mul": {"paper": (FIG1B["mul"]["paper"],), **_NONE},
            "fig6b": {p: (pair,) for p, pair in FIG6["mul"].items()},
+           "fig6b_control": {p: random_control(pair) for p, pair in FIG6["mul"].items()},
            "fig7": FIG7, "fig15": FIG15, "fig2": FIG2, "fig4": XOR, "fig5": RATIO, "fig6c": PARITY,
            "fig8a": TF_RUNS["8a"]["add"], "fig8b": TF_RUNS["8b"]["add"], "fig13_left": TF_RUNS["8a"]["mul"],
            "fig16": TF_RUNS["8b"]["mul"], "fig13_right": TFPAR, "fig14": DIGITS}
 RUNNERS = {"fig1b": fair_comparison, "fig6a": pair_targets, "fig1b_mul": pair_targets, "fig6b": pair_targets,
+           "fig6b_control": fnn_targets,
            "fig7": fnn_targets, "fig15": ablation_targets, "fig2": fig2, "fig4": xor_runs, "fig5": xor_ratio,
            "fig6c": parity, "fig8a": tf_roles, "fig8b": tf_roles, "fig13_left": tf_roles, "fig16": tf_roles,
            "fig13_right": tf_parity_seeds, "fig14": digits}
