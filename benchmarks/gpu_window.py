@@ -5,7 +5,8 @@ shape, p = 113, 30% of the pairs) after a warm-up, written to ``gpu_window.json`
 
 * ``k1_ms`` and ``k16_ms`` — one member, and 16 members vmapped as one program (the seeds and sweeps the book
   batches): how far a step is from its launch floor, and whether 16 seeds cost ≤ 1.5× one;
-* ``fp32_ms`` and ``tf32_ms`` — one wide member (d_model 512) with TF32 matmuls off and on (a no-op on a CPU).
+* ``fp32_ms`` and ``tf32_ms`` — one wide member (d_model 512) in :func:`companion.train.precision.scope`'s
+  ``float32`` and ``tf32`` (TF32 matmuls off and on; a no-op on a CPU).
 
 * ``graph_k1_ms``, ``graph_k16_ms`` and ``eager_k1_ms``, ``eager_k16_ms`` — the library's own loop
   (:func:`companion.train.fit.fit` with the device-resident optimizer) with its step replayed from a CUDA graph and
@@ -34,6 +35,7 @@ import torch
 
 from companion.data.modular import modular_arithmetic
 from companion.models.transformer import Transformer, TransformerConfig
+from companion.train import precision
 from companion.train.ensemble import Ensemble
 
 HERE = Path(__file__).resolve().parent
@@ -120,10 +122,9 @@ def main() -> None:
            "torch": torch.__version__}
     out["k1_ms"] = step_ms(1, 128, args.device, deadline)
     out["k16_ms"] = step_ms(16, 128, args.device, deadline)
-    for name, tf32 in (("fp32_ms", False), ("tf32_ms", True)):
-        torch.backends.cuda.matmul.allow_tf32 = tf32
-        out[name] = step_ms(1, 512, args.device, deadline)
-    torch.backends.cuda.matmul.allow_tf32 = False
+    for name, p in (("fp32_ms", "float32"), ("tf32_ms", "tf32")):
+        with precision.scope(p, args.device):  # the library's settings (never the legacy allow_tf32 flags)
+            out[name] = step_ms(1, 512, args.device, deadline)
     out["k16_over_k1"] = out["k16_ms"] / out["k1_ms"]
     for k in (1, 16):
         for graphs in (False, True):

@@ -14,6 +14,10 @@
 # Usage: bash benchmarks/gpu_window.sh BUDGET_SECONDS [JOBS]   (PYTHON: the interpreter with torch + CUDA)
 # STAGES (default "smoke bench dry campaign") runs fewer: a second call on a machine still warm runs
 # STAGES=campaign, which resumes the runs the first one checkpointed (its cache is still there).
+# The optional stage "precision" (not in the default) runs issue 37 item 4's comparison for one family: its paper
+# runs at float32, then at TF32 (COMPANION_PRECISION=tf32), both kept under their own keys; by default GrokTransfer's
+# 8-layer transformers on addition (PRECISION_CHAPTER and PRECISION_ONLY pick others). With the campaign it takes
+# half the budget. benchmarks/gpu_engine.md, "Item 4: precision", says how the two are then compared.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:?give the seconds this window has for the whole script}
@@ -57,6 +61,18 @@ fi
 if has bench; then
 timeout 90 "$py" benchmarks/gpu_window.py --device cuda --seconds 75 > "$out/gpu_window.txt" 2>&1
 cp benchmarks/gpu_window.json "$out/" 2>/dev/null
+fi
+if has precision; then
+  share=$(left); has campaign && share=$(( share / 2 ))
+  until=$(( $(date +%s) + share ))
+  for p in float32 tf32; do  # float32 first: the reference a reduced precision is compared with
+    t=$(( until - $(date +%s) ))
+    (( t > 60 )) || break
+    COMPANION_PRECISION=$p timeout $(( t + 30 )) "$py" -m companion run "${PRECISION_CHAPTER:-groktransfer}" \
+      --profile paper --device cuda --keep --jobs "$jobs" --time-limit "$t" \
+      --only "${PRECISION_ONLY:-^tf_run .*op='add'.*n_layers=8,}" > "$out/precision_$p.txt" 2>&1
+    echo "precision $p exit $?" >> "$out/precision_$p.txt"
+  done
 fi
 dry=$(( $(left) / 3 )); (( dry > 150 )) && dry=150
 if has dry && (( dry > 30 )); then

@@ -803,7 +803,7 @@ figs.fig12(ex.transferred_embedding(weak_add, gt_add["selection"]))
 # %%
 runs_13 = ex.transformer_results(profile, "mul", "8a", seed, ctx.device)
 runs_16 = ex.transformer_results(profile, "mul", "8b", seed, ctx.device)
-tps = ex.tf_parity_seeds(ex.seeded(ex.TFPAR[profile], seed), ctx.device)
+tps = ex.tf_parity_seeds(ex.config("fig13_right", profile, seed), ctx.device)
 figs.fig13(runs_13, tps, f"({ex.TFPAR[profile].q}, {ex.TFPAR[profile].k})-parity")
 
 # %% [markdown]

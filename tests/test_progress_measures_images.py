@@ -105,8 +105,9 @@ def test_fig7_budget_stops_a_quarter_past_the_first_epoch_at_the_level(monkeypat
 
 
 def test_fig7_gpu_settings_change_nothing_on_a_cpu():
-    """Channels-last memory and bf16 autocast are GPU settings: on a CPU the run is the plain one, bit for bit
-    (torch 2.13's channels-last convolution backward crashes a one-thread CPU process: the book's default)."""
+    """Channels-last memory and a reduced precision (bf16 autocast) are GPU settings: on a CPU the run is the plain
+    one, bit for bit (torch 2.13's channels-last convolution backward crashes a one-thread CPU process: the book's
+    default)."""
     from dataclasses import replace
     img, y = _tiny(1)
     how = ClassifierTraining(4, 10, 1e-3, 1e-4, 2, 0)
@@ -116,17 +117,19 @@ def test_fig7_gpu_settings_change_nothing_on_a_cpu():
         a = train_classifier(ResNet18(ResNet18Config(width=2, stem="cifar"), seed=2), img[:30], y[:30], img[30:],
                              y[30:], how)
         m = ResNet18(ResNet18Config(width=2, stem="cifar"), seed=2)
-        b = train_classifier(m, img[:30], y[:30], img[30:], y[30:], replace(how, channels_last=True, bf16=True))
+        b = train_classifier(m, img[:30], y[:30], img[30:], y[30:], replace(how, channels_last=True, precision="bf16"))
     finally:
         torch.set_num_threads(threads)
     assert all(np.array_equal(a[k], b[k]) for k in a)
     assert all(p.is_contiguous() for p in m.parameters())  # the model was left as it was
 
 
-def test_fig7_budget_is_a_departure_of_the_paper_profile_and_of_no_other():
+def test_fig7_budget_is_a_departure_of_the_paper_profile_and_of_no_other(monkeypatch):
     from companion.experiments import progress_measures as ex
 
+    monkeypatch.delenv("COMPANION_PRECISION", raising=False)
     paper = ex.departures_table("paper").data
     assert "| fig7 | `stop_at` | None | 0.95 |" in paper and "| fig7 | `channels_last` | False | True |" in paper
-    assert "`bf16`" not in paper  # off until a run has been compared with float32
+    assert "`precision`" not in paper  # float32 until a run in TF32 or bf16 has been compared with it
+    assert ex.config("fig7", "paper").precision == "float32"
     assert ex.config("fig7", "cpu").stop_at is None and ex.config("fig7", "smoke").stop_at is None

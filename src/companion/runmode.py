@@ -42,6 +42,8 @@ VARIABLES = {
     "COMPANION_CUDA_GRAPHS": "`0`: train eagerly on a GPU, never replaying a captured step (companion.train.graph)",
     "COMPANION_BATCHED_EVAL": "`1`: a batch of seeds evaluates all its members at once on a CPU too (the default "
                               "on a GPU); `0`: member by member on a GPU too (companion.train.trainer)",
+    "COMPANION_PRECISION": "`tf32` or `bf16`: the runs eligible for a reduced precision train in it at the paper "
+                           "profile, kept under their own keys (default `float32`; companion.train.precision)",
 }
 
 

@@ -5,7 +5,9 @@ results, checkpoint slices, upkeep) builds on these primitives, and this module 
 them. An entry's key is made of
 
 * the experiment's qualified name,
-* its full configuration (a frozen dataclass, serialised field by field),
+* its full configuration (a frozen dataclass, serialised field by field; a field marked
+  :data:`KEY_OMITS_DEFAULT` only where it departs from its default, so that adding one keeps every
+  key computed before it),
 * the device kind (CPU and GPU runs are not bit-identical),
 * the CPU kernels pinned (:mod:`companion.numerics`: another pinning gives other bits), and
 * a hash of the library's own source (every ``.py`` under ``src/companion`` that can change a result:
@@ -86,11 +88,33 @@ def entry_path(name: str, k: str) -> Path:
     return entries_dir() / f"{name.rsplit('.', 1)[-1]}-{k[:24]}.pkl"
 
 
+#: ``metadata`` of a config field that :func:`canonical` leaves out while it holds its default
+#: (``dataclasses.field(default=..., metadata=KEY_OMITS_DEFAULT)``). A field added to a config after results were
+#: computed and kept under it (say, the training precision) is declared so: at its default the configuration's
+#: description, and so its cache key (:func:`key`) and kept-result key (``kept.kept_key``), are what they were
+#: before the field existed; any other value enters them, so a result at that value never stands in for one at
+#: the default.
+KEY_OMITS_DEFAULT = {"key": "omit-default"}
+
+
+def key_omits(f: dataclasses.Field, described: Any) -> bool:
+    """Whether :func:`canonical` leaves field ``f`` out of its dataclass's description, its value described as
+    ``described`` (:func:`canonical` of the value): a field marked :data:`KEY_OMITS_DEFAULT`, at its default."""
+    if f.metadata.get("key") != KEY_OMITS_DEFAULT["key"]:
+        return False
+    if f.default is not dataclasses.MISSING:
+        return described == canonical(f.default)
+    if f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+        return described == canonical(f.default_factory())  # type: ignore[misc]
+    return False
+
+
 def canonical(obj: Any) -> Any:
-    """A JSON-able, order-stable description of a configuration."""
+    """A JSON-able, order-stable description of a configuration: a dataclass as its class name and fields, but
+    the fields :func:`key_omits` leaves out (marked :data:`KEY_OMITS_DEFAULT`, at their default)."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {"__class__": type(obj).__qualname__,
-                **{f.name: canonical(getattr(obj, f.name)) for f in dataclasses.fields(obj)}}
+        fields = ((f, canonical(getattr(obj, f.name))) for f in dataclasses.fields(obj))
+        return {"__class__": type(obj).__qualname__, **{f.name: v for f, v in fields if not key_omits(f, v)}}
     if isinstance(obj, dict):
         return {str(k): canonical(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
     if isinstance(obj, (list, tuple)):

@@ -29,7 +29,7 @@ import numpy as np
 
 import companion
 from companion import runmode
-from companion.store.entries import EXPERIMENTS, canonical, library_hash, repo_root, write_atomic
+from companion.store.entries import EXPERIMENTS, canonical, key_omits, library_hash, repo_root, write_atomic
 
 
 class NotKept(Exception):
@@ -310,7 +310,8 @@ def _experiments() -> dict[str, list[str]]:
 
 def _migrate(tree: Any, classes: dict, class_renames: dict, field_renames: dict) -> Any:
     """An old canonical configuration in today's classes: classes renamed, fields renamed, new
-    fields at their defaults. Raises ``KeyError`` when no class of today's library fits."""
+    fields at their defaults (a field the key omits at its default left out, as :func:`canonical` does).
+    Raises ``KeyError`` when no class of today's library fits."""
     import dataclasses
 
     if isinstance(tree, list):
@@ -327,13 +328,15 @@ def _migrate(tree: Any, classes: dict, class_renames: dict, field_renames: dict)
     out = {"__class__": new}
     for f in dataclasses.fields(fits[0]):
         if f.name in fields:
-            out[f.name] = fields[f.name]
+            value = fields[f.name]
         elif f.default is not dataclasses.MISSING:
-            out[f.name] = canonical(f.default)
+            value = canonical(f.default)
         elif f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
-            out[f.name] = canonical(f.default_factory())  # type: ignore[misc]
+            value = canonical(f.default_factory())  # type: ignore[misc]
         else:
             raise KeyError(f"{new}.{f.name} has no default")
+        if not key_omits(f, value):  # as canonical() describes today's configuration
+            out[f.name] = value
     return out
 
 

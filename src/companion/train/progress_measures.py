@@ -13,8 +13,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from companion.models.resnet import to_input
+from companion.settings import one_of
 from companion.train.fit import fit
 from companion.train.optim import make_optimizer
+from companion.train.precision import PRECISIONS, precision_field, scope
 
 
 @torch.no_grad()
@@ -47,7 +49,10 @@ class ClassifierTraining:
     stop_at: float | None = None  # a budget: stop once test accuracy has reached this...
     stop_patience: float = 0.25  # ...and a further fraction of the epochs taken until then has passed
     channels_last: bool = False  # on a GPU: the model and its inputs in channels-last memory (faster convolutions)
-    bf16: bool = False  # on a GPU: forward passes under bfloat16 autocast (only once compared with float32)
+    precision: str = precision_field()  # on a GPU: float32 | tf32 | bf16 (companion.train.precision)
+
+    def __post_init__(self):
+        one_of("precision", self.precision, PRECISIONS)
 
 
 def train_classifier(model: nn.Module, train_img: torch.Tensor, train_y: torch.Tensor, test_img: torch.Tensor,
@@ -59,7 +64,8 @@ def train_classifier(model: nn.Module, train_img: torch.Tensor, train_y: torch.T
     generator seeded with ``seed`` each epoch; one ``fit`` step per mini-batch). Returns per
     epoch (1…``epochs``) the running train accuracy and loss of the epoch (train mode, as the
     authors log them), and test accuracy (eval mode) at epoch 1, every ``eval_every``-th epoch
-    and the last.
+    and the last. On a GPU the run computes in ``how.precision`` (:func:`companion.train.precision.scope`; its
+    ``float32`` is IEEE for the convolutions too, which cuDNN's default is not).
     """
     epochs, batch, lr, weight_decay = how.epochs, how.batch, how.lr, how.weight_decay
     eval_every, seed, in_channels = how.eval_every, how.seed, how.in_channels
@@ -114,25 +120,23 @@ def train_classifier(model: nn.Module, train_img: torch.Tensor, train_y: torch.T
         for k, v in s["hist"].items():
             hist[k][:] = v
 
-    fit(params, opt, epochs * per_epoch, evals=range(per_epoch, epochs * per_epoch + 1, per_epoch),
-        record=record, loss=loss, state=(save, load))
+    with scope(how.precision, train_y.device):
+        fit(params, opt, epochs * per_epoch, evals=range(per_epoch, epochs * per_epoch + 1, per_epoch),
+            record=record, loss=loss, state=(save, load))
     return {k: np.asarray(v) for k, v in hist.items()}
 
 
 def _layout(model: nn.Module, how: ClassifierTraining, device: torch.device):
     """``f(model, x)``: the forward as ``how`` asks on a GPU — channels-last memory for the model (converted here,
-    once) and its inputs, bfloat16 autocast — or the plain call. Both are GPU settings and a CPU ignores them
-    (torch 2.13's channels-last convolution backward crashes the process on one CPU thread, the book's default)."""
-    gpu = device.type == "cuda"
-    channels_last, autocast = how.channels_last and gpu, how.bf16 and gpu
+    once) and its inputs — or the plain call. A GPU setting that a CPU ignores (torch 2.13's channels-last
+    convolution backward crashes the process on one CPU thread, the book's default). The precision, bfloat16
+    autocast included, is the training's :func:`companion.train.precision.scope`, which holds the evaluations too."""
+    channels_last = how.channels_last and device.type == "cuda"
     if channels_last:
         model.to(memory_format=torch.channels_last)
 
     def forward(m: nn.Module, x: torch.Tensor) -> torch.Tensor:
         if channels_last:
             x = x.contiguous(memory_format=torch.channels_last)
-        if autocast:
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                return m(x)
         return m(x)
     return forward

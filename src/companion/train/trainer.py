@@ -1,7 +1,8 @@
 """Classifiers that are ``nn.Module``s, trained by :func:`companion.train.fit.fit` with
 cross-entropy: one model (:func:`train`), or K of one architecture as one vmapped program
 (:func:`train_batched`). :class:`TrainConfig` names the optimizer (:mod:`companion.train.optim`),
-the schedule and the stopping rule; the defaults are Nanda et al.'s (2023).
+the schedule, the stopping rule and, on a GPU, the arithmetic (:mod:`companion.train.precision`); the defaults
+are Nanda et al.'s (2023).
 
 On a GPU a batch evaluates all its members at once, its values left on the device until the history is
 saved or returned (:func:`batched_evaluation`): evaluating member by member waits on the device for every
@@ -29,6 +30,7 @@ from companion.train import graph
 from companion.train.ensemble import Ensemble, ensemble_evaluate, ensemble_loss
 from companion.train.fit import GradFilter, fit, log_steps
 from companion.train.optim import OPTIMIZERS, BatchedOptimizer, make_optimizer
+from companion.train.precision import PRECISIONS, precision_field, scope
 
 LOSS_DTYPES = ("float64", "float32")
 
@@ -51,10 +53,12 @@ class TrainConfig:
     stop_after_test_acc: float | None = None  # stop once test accuracy reaches this...
     stop_patience: float = 0.25  # ...and a further fraction of the steps taken so far has passed
     seed: int = unstated(0)  # mini-batch order
+    precision: str = precision_field()  # on a GPU: float32 | tf32 | bf16 (companion.train.precision)
 
     def __post_init__(self):
         one_of("optimizer", self.optimizer, OPTIMIZERS)
         one_of("loss_dtype", self.loss_dtype, LOSS_DTYPES)
+        one_of("precision", self.precision, PRECISIONS)
 
 
 class Split(Protocol):
@@ -210,6 +214,7 @@ def train(model: nn.Module, data: Split, cfg: TrainConfig,
     :func:`log_steps`), after the update of that step; step 0 is the initial model. With
     ``snapshot_at`` (evaluation steps), the history also holds ``snapshot_step`` and ``snapshots``
     (every parameter at those steps, {name: array (n, *shape)}), for diagnostics run after the fact.
+    On a GPU the run, its evaluations too, computes in ``cfg.precision`` (:func:`companion.train.precision.scope`).
     """
     measures = dict(measures or {})
     params = [p for p in model.parameters() if p.requires_grad]
@@ -237,8 +242,9 @@ def train(model: nn.Module, data: Split, cfg: TrainConfig,
         reached[0] = s["reached"]
 
     state = _history_state([hist], lambda: {"gen": g.get_state(), "reached": reached[0]}, restore)
-    fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, grad_filter=grad_filter,
-        warmup=cfg.warmup, state=state, static=cfg.batch_size is None or cfg.batch_size >= n)
+    with scope(cfg.precision, data.train_x.device):
+        fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, grad_filter=grad_filter,
+            warmup=cfg.warmup, state=state, static=cfg.batch_size is None or cfg.batch_size >= n)
     return _finish_history(hist)
 
 
@@ -311,8 +317,9 @@ def train_batched(models: list[nn.Module], datas: list[Split], cfg: TrainConfig,
         done[:] = s["done"]
 
     state = _history_state(hists, lambda: {"reached": [r[0] for r in reached], "done": list(done)}, restore)
-    fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, grad_filter=grad_filter,
-        warmup=cfg.warmup, state=state, static=True)
+    with scope(cfg.precision, X.device):
+        fit(params, opt, cfg.steps, evals=eval_at, record=record, loss=loss, grad_filter=grad_filter,
+            warmup=cfg.warmup, state=state, static=True)
     return [_finish_history(h) for h in hists]
 
 

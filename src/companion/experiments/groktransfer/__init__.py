@@ -119,6 +119,7 @@ from companion.experiments.groktransfer.xor import (  # noqa: F401
 )
 from companion.profiles import departures_table as table
 from companion.profiles import one_of
+from companion.train.precision import override
 
 
 def substitutions() -> dict:
@@ -142,13 +143,14 @@ def departures_table(profile: str):
              "Fig. 7": (FIG7[profile], FIG7["paper"]),
              "Fig. 2/3": (FIG2[profile], FIG2["paper"]), "Fig. 6c parity": (PARITY[profile], PARITY["paper"]),
              "Figs. 4, 9–11 XOR": (XOR[profile], XOR["paper"]), "Fig. 5b/c": (RATIO[profile], RATIO["paper"]),
-             "Fig. 13 right": (TFPAR[profile], TFPAR["paper"]), "Fig. 14": (DIGITS[profile], DIGITS["paper"])}
+             "Fig. 13 right": (override("groktransfer.fig13_right", profile, TFPAR[profile]), TFPAR["paper"]),
+             "Fig. 14": (DIGITS[profile], DIGITS["paper"])}
     ab, ab_paper = FIG15[profile], FIG15["paper"]
     pairs |= {"Fig. 15a random A·B": (ab.random, ab_paper.random), "Fig. 15b merged": (ab.merge, ab_paper.merge),
               "Fig. 15c same d_embed": (ab.same_dim, ab_paper.same_dim)}
     for op, figs in (("add", {"8a": "8a", "8b": "8b"}), ("mul", {"8a": "13 left", "8b": "16"})):
         for fig, name in figs.items():
-            here, paper = tf_runs(profile, op, fig), tf_runs("paper", op, fig)
+            here, paper = tf_runs(profile, op, fig), TF_RUNS[fig][op]["paper"]  # the paper's: float32
             pairs |= {f"Fig. {name} {k}": (here[k], paper.get(k, paper["transfer"])) for k in here}
     return table(pairs, profile, substitutions())
 
@@ -221,9 +223,10 @@ def _reseed(cfg, seed: int):
 
 
 def config(name: str, profile: str, seed: int = 0):
-    """The config of one figure's experiment at ``profile``, with the chapter's seed."""
+    """The config of one figure's experiment at ``profile``, with the chapter's seed, in the precision
+    ``COMPANION_PRECISION`` asks for where it may (:func:`companion.train.precision.override`)."""
     one_of("experiment", name, list(CONFIGS))
-    return _reseed(profiles.select(CONFIGS[name], profile), seed)
+    return _reseed(override(f"groktransfer.{name}", profile, profiles.select(CONFIGS[name], profile)), seed)
 
 
 def run(name: str, profile: str, device: str = "cpu", seed: int = 0):

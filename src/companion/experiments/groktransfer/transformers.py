@@ -37,9 +37,9 @@ from companion.models.lowrank_transformer import LowRankEmbedding, scale_init
 from companion.models.transformer import Transformer, TransformerConfig
 from companion.settings import one_of, unstated
 from companion.store.cache import experiment
-from companion.train import TrainConfig, grokfast, train
+from companion.train import TrainConfig, grokfast, train, train_batched
+from companion.train import precision as precisions
 from companion.train.fit import every
-from companion.train.trainer import train_batched
 
 TRANSFORMER_KINDS = ("transfer", "scratch", "grokfast", "random")
 
@@ -66,10 +66,12 @@ class TransformerRun:
     random_seed_offset: int = 7  # random: A is drawn with seed + this
     n_seeds: int = unstated(1)  # init seeds (seed i: weak seed i), trained at once
     seed: int = 0  # init
+    precision: str = precisions.precision_field()  # on a GPU (companion.train.precision; an override, not the paper's)
 
     def __post_init__(self):
         one_of("transformer kind", self.kind, TRANSFORMER_KINDS)
         one_of("selection rule", self.select, SELECTION_RULES)
+        precisions.check(self.precision)
 
 
 def _tf_model(cfg: TransformerRun, seed: int, wk: dict | None, device: str):
@@ -101,7 +103,8 @@ def tf_run(cfg: TransformerRun, device: str = "cpu") -> dict:
     data = modular_arithmetic(w.p, w.op, w.train_frac, w.seed).to(device)
     wk = weak_modular(w, device) if cfg.kind == "transfer" else None
     built = [_tf_model(cfg, s, wk, device) for s in range(cfg.n_seeds)]
-    tc = TrainConfig(steps=cfg.epochs, lr=cfg.hyper.lr, weight_decay=cfg.hyper.weight_decay, loss_dtype="float32")
+    tc = TrainConfig(steps=cfg.epochs, lr=cfg.hyper.lr, weight_decay=cfg.hyper.weight_decay, loss_dtype="float32",
+                     precision=cfg.precision)
     t0, c0 = time.perf_counter(), time.process_time()
     gf = grokfast.make_filter(cfg.gf_alpha, cfg.gf_lamb) if cfg.kind == "grokfast" else None
     if cfg.n_seeds == 1:
@@ -209,12 +212,16 @@ TF_RUNS = {
 }
 
 
+#: the chapter's registry entry of each (figure, operation)'s runs: its family for companion.train.precision
+TF_ENTRIES = {("8a", "add"): "fig8a", ("8a", "mul"): "fig13_left", ("8b", "add"): "fig8b", ("8b", "mul"): "fig16"}
+
+
 def tf_runs(profile: str, op: str = "add", fig: str = "8b") -> dict:
     """The transformer runs of Fig. 8a/13 left (``fig="8a"``) or Fig. 8b/16 (``"8b"``) on
     ``op`` at ``profile`` (:data:`TF_RUNS`), by role: transfer, scratch, grokfast, random,
-    transfer_30."""
+    transfer_30; in the precision ``COMPANION_PRECISION`` asks for (:func:`companion.train.precision.override`)."""
     runs = TF_RUNS[one_of("figure", fig, tuple(TF_RUNS))][one_of("operation", op, ("add", "mul"))]
-    return profiles.select(runs, profile)
+    return precisions.override(f"groktransfer.{TF_ENTRIES[fig, op]}", profile, profiles.select(runs, profile))
 
 
 def transformer_results(profile: str, op: str, fig: str, seed: int, device: str) -> dict:
@@ -298,6 +305,10 @@ class TransformerParity:
     stop_at: float | None = None  # end a run once its test accuracy reaches this, plus a quarter of the epochs
     #   taken so far (time only: no 90% crossing moves); None: the whole budget
     seed: int = 0  # data and init
+    precision: str = precisions.precision_field()  # on a GPU (companion.train.precision; an override, not the paper's)
+
+    def __post_init__(self):
+        precisions.check(self.precision)
 
 
 TFPAR_PAPER = TransformerParity()
@@ -346,7 +357,7 @@ def tf_parity(cfg: TransformerParity, device: str = "cpu") -> dict:
         m = scale_init(Transformer(TransformerConfig(2, cfg.d_model, cfg.n_heads, cfg.d_mlp, L, n_ctx=cfg.q),
                                    seed=cfg.seed), cfg.hyper.init_scale).to(device)
         tc = TrainConfig(steps=cfg.epochs, lr=cfg.hyper.lr, weight_decay=cfg.hyper.weight_decay, loss_dtype="float32",
-                         stop_after_test_acc=cfg.stop_at)
+                         stop_after_test_acc=cfg.stop_at, precision=cfg.precision)
         out[L] = train(m, data, tc, eval_at=every(cfg.eval_every, cfg.epochs))
     return out
 

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from companion.profiles import departures_table as profile_departures
 from companion.profiles import one_of, select
+from companion.train.precision import override
 
 from .images import ImageRun
 from .runs import PAPER_TRAIN, Run
@@ -190,7 +191,8 @@ SMOKE_IMAGES = replace(
 #: the paper; the departures show them). The run stops a quarter past the epoch its test accuracy first reaches
 #: 0.95, the level of the chapter's jump and final-accuracy claims (the paper's jump comes near epoch 2 800, so
 #: ≈ 3 500 epochs instead of 20 000: what makes a seed fit a GPU lease at all), in channels-last memory (faster
-#: convolutions, their sums in another order). bf16 stays off until a run has been compared with float32.
+#: convolutions, their sums in another order). Its precision stays float32 (IEEE: cuDNN's default would be TF32)
+#: until a run in TF32 or bf16 has been compared with it (companion.train.precision; COMPANION_PRECISION).
 GPU_IMAGES = replace(PAPER_IMAGES, stop_at=0.95, stop_patience=0.25, channels_last=True)
 
 # ------------------------------------------------------------------------------- theory
@@ -229,9 +231,10 @@ def _reseed(cfg, seed: int):
 
 
 def config(name: str, profile: str, seed: int = 0):
-    """The config of experiment ``name`` at ``profile``, with the chapter's seed."""
+    """The config of experiment ``name`` at ``profile``, with the chapter's seed, in the precision
+    ``COMPANION_PRECISION`` asks for where it may (:func:`companion.train.precision.override`)."""
     one_of("experiment", name, list(CONFIGS))
-    return _reseed(select(CONFIGS[name], profile), seed)
+    return _reseed(override(f"progress_measures.{name}", profile, select(CONFIGS[name], profile)), seed)
 
 
 def configs(profile: str, seed: int = 0) -> dict:
@@ -247,5 +250,5 @@ def paper_setting(name: str):
 
 def departures_table(profile: str):
     """The departures of ``profile`` from the paper, as :func:`companion.profiles.departures_table`."""
-    return profile_departures({name: (select(cfgs, profile), paper_setting(name)) for name, cfgs in CONFIGS.items()},
-                              profile)
+    return profile_departures({name: (override(f"progress_measures.{name}", profile, select(cfgs, profile)),
+                                      paper_setting(name)) for name, cfgs in CONFIGS.items()}, profile)

@@ -14,6 +14,7 @@ from companion.models.resnet import STEMS, ResNet18, ResNet18Config
 from companion.settings import one_of
 from companion.store import kept
 from companion.store.cache import experiment
+from companion.train.precision import PRECISIONS, precision_field
 from companion.train.progress_measures import ClassifierTraining, train_classifier
 
 
@@ -37,10 +38,11 @@ class ImageRun:
     stop_at: float | None = None  # stop once test accuracy has reached this...
     stop_patience: float = 0.25  # ...and a further fraction of the epochs until then has passed
     channels_last: bool = False  # channels-last memory (faster convolutions on a GPU; sums in another order)
-    bf16: bool = False  # bfloat16 autocast on a GPU: only once a run has been compared with float32
+    precision: str = precision_field()  # on a GPU: float32 | tf32 | bf16, the last two only once compared with float32
 
     def __post_init__(self):
         one_of("stem", self.stem, STEMS)
+        one_of("precision", self.precision, PRECISIONS)
 
 
 @experiment
@@ -58,7 +60,7 @@ def image_run(cfg: ImageRun, device: str = "cpu") -> dict:
     model = ResNet18(ResNet18Config(width=cfg.width, stem=cfg.stem, n_classes=polygons.N_CLASSES), cfg.seed).to(device)
     how = ClassifierTraining(cfg.epochs, cfg.batch, cfg.lr, cfg.weight_decay, cfg.eval_every, cfg.seed,
                              stop_at=cfg.stop_at, stop_patience=cfg.stop_patience, channels_last=cfg.channels_last,
-                             bf16=cfg.bf16)
+                             precision=cfg.precision)
     hist = train_classifier(model, img[tr], y[tr], img[te], y[te], how)
     hist["n_train"], hist["n_test"] = int(n_tr), int(len(y) - n_tr)
     hist["chance"] = float(np.bincount(polygons.labels(combos)).max() / len(combos))
