@@ -585,14 +585,16 @@ def _chapter_calls(profile, device, seed):
     from dataclasses import replace
 
     ex.fair_pair(ex.seeded_pair(ex.FIG1B["add"][profile], seed), ex.GRIDS[profile], device)
+    ab = ex.FIG15[profile]  # right after the comparison: its random batch is the comparison's control
+    for c in (ab.random, ab.merge, ab.same_dim):
+        ex.fnn_targets(ex.seeded(c, seed), device)
     pairs = [ex.FIG6["add"][profile], ex.FIG1B["mul"][profile], ex.FIG6["mul"][profile]]
     for pair in pairs if profile == "paper" else pairs[1:2]:
         ex.fnn_targets(ex.seeded(pair.transfer, seed), device)
         ex.fnn_targets(ex.seeded(pair.scratch, seed), device)
+    ex.fnn_targets(ex.seeded(ex.random_control(ex.FIG6["mul"][profile]), seed), device)  # Fig. 6b's controls
+    ex.fnn_targets(ex.seeded(ex.more_data_control(ex.FIG6["mul"][profile]), seed), device)
     ex.fnn_targets(ex.seeded(ex.FIG7[profile], seed), device)
-    ab = ex.FIG15[profile]
-    for c in (ab.random, ab.merge, ab.same_dim):
-        ex.fnn_targets(ex.seeded(c, seed), device)
     ex.fig2(replace(ex.FIG2[profile], seed=seed), device)
     ex.xor_wide(replace(ex.XOR[profile], seed=seed), device)
     ex.xor_weak(replace(ex.XOR[profile], seed=seed), device)

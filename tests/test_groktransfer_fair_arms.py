@@ -5,8 +5,15 @@ import numpy as np
 
 from companion.events import NOT_OBSERVED
 from companion.experiments.groktransfer.common import Delays, Hyperparams, seeds_sooner
-from companion.experiments.groktransfer.fair_arms import GRIDS_REDUCED, choose, grid_batch
-from companion.experiments.groktransfer.modular import ADD_SCRATCH_CPU
+from companion.experiments.groktransfer.fair_arms import (
+    GRIDS_REDUCED,
+    MORE_DATA_FRACTION,
+    choose,
+    grid_batch,
+    more_data_control,
+    random_control,
+)
+from companion.experiments.groktransfer.modular import ADD_SCRATCH_CPU, MUL_SCRATCH_CPU, MUL_TRANSFER_CPU, TransferPair
 
 GRID = (Hyperparams(1, 1e-3, 1), Hyperparams(1, 5e-3, 1), Hyperparams(1, 1e-2, 1))
 EPOCH = np.array([0, 10, 20, 30, 40])
@@ -65,3 +72,17 @@ def test_sooner_per_seed_is_not_observed_unless_both_arrive():
     late = [Delays(10, 100, 10), Delays(10, 80, 8)]
     early = [Delays(10, 20, 2), Delays(10, NOT_OBSERVED, NOT_OBSERVED)]
     assert seeds_sooner(late, early) == [5.0, NOT_OBSERVED]
+
+
+def test_the_controls_change_one_thing_each():
+    """random A·B: the GrokTransfer arm with A drawn at random; more data: the scratch arm on half the pairs. Each
+    keeps the arm's target, configuration and budget, so that only the effect's cause differs."""
+    pair = TransferPair(MUL_TRANSFER_CPU, MUL_SCRATCH_CPU)
+    rnd, more = random_control(pair), more_data_control(pair)
+    assert (rnd.kind, rnd.n_seeds, rnd.hypers, rnd.epochs, rnd.weak) == ("random", 3, MUL_TRANSFER_CPU.hypers,
+                                                                         MUL_TRANSFER_CPU.epochs, MUL_TRANSFER_CPU.weak)
+    assert (more.kind, more.n_seeds, more.hypers, more.epochs) == ("scratch", 3, MUL_SCRATCH_CPU.hypers,
+                                                                  MUL_SCRATCH_CPU.epochs)
+    assert more.weak.train_frac == MORE_DATA_FRACTION == 2 * MUL_SCRATCH_CPU.weak.train_frac
+    assert (more.weak.op, more.weak.p, more.d_embed, more.width) == (MUL_SCRATCH_CPU.weak.op, MUL_SCRATCH_CPU.weak.p,
+                                                                    MUL_SCRATCH_CPU.d_embed, MUL_SCRATCH_CPU.width)
