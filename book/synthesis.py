@@ -149,7 +149,7 @@ Markdown(ex.clocks_table(clocks))
 # test loss and $\sum\|\theta\|^2$ falls under weight decay — by at least 10% of its size; a
 # norm that grows, or MED drifting 1% from its initial value, does not cross. And a seed whose
 # test clock never arrived cannot test a claim about that clock: it is left out, and a hypothesis
-# with no seed left is *not applicable*, never refuted.
+# with fewer than three seeds left (the seeds any test needs) is *not applicable*, never refuted.
 
 # %%
 record.record_hypotheses(claims, clocks, list(ex.CLOCK_SETTINGS), labels)
@@ -408,7 +408,7 @@ record.record_critical(claims, critical, "quadratic MLP across p (Levi et al. Ap
 # *refuted*, *undecided* (seeds on both sides of the bound with fewer than five), *vacuous* (the
 # prediction held, and so did a null clock), *definition-dependent* (the ¼, ½ and ¾ crossings
 # disagree) or *not applicable* (no test: the linear student has no embedding, or the test clock
-# never arrived).
+# arrived in fewer than three seeds).
 
 # %%
 claims.verdict_table()
