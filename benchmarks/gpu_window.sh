@@ -55,9 +55,19 @@ if (( $? != 0 )); then
     >> "$out/smoke.txt"
   echo 0 > /tmp/companion_window_batched_eval
 fi
+# the precision scope on the device (IEEE float32 for matmuls and convolutions; TF32 and bf16 where asked): every
+# GPU run trains inside it, so a scope that fails there must not take the window's runs with it
+timeout 60 "$py" -m pytest -q -p no:cacheprovider -k "gpu" tests/test_precision.py >> "$out/smoke.txt" 2>&1
+if (( $? != 0 )); then
+  export COMPANION_PRECISION_SCOPE=0
+  echo "precision test failed: the window trains at torch's default precision (COMPANION_PRECISION_SCOPE=0)" \
+    >> "$out/smoke.txt"
+  echo 0 > /tmp/companion_window_precision
+fi
 fi
 [ -f /tmp/companion_window_graphs ] && export COMPANION_CUDA_GRAPHS=0
 [ -f /tmp/companion_window_batched_eval ] && export COMPANION_BATCHED_EVAL=0
+[ -f /tmp/companion_window_precision ] && export COMPANION_PRECISION_SCOPE=0
 if has bench; then
 timeout 90 "$py" benchmarks/gpu_window.py --device cuda --seconds 75 > "$out/gpu_window.txt" 2>&1
 cp benchmarks/gpu_window.json "$out/" 2>/dev/null

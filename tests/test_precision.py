@@ -121,6 +121,23 @@ def test_the_backend_settings_can_be_set_and_restored_here():
     assert precision._backends() == before
 
 
+def test_with_the_scope_turned_off_a_gpu_run_sets_nothing_and_refuses_a_reduced_precision(monkeypatch):
+    """COMPANION_PRECISION_SCOPE=0, a GPU window's fallback: on a CUDA device float32 leaves torch's settings as
+    they are, and tf32 or bf16 is an error rather than a float32 run under a reduced-precision key."""
+    monkeypatch.setenv("COMPANION_PRECISION_SCOPE", "0")
+    before = precision._backends()
+    with precision.scope("float32", "cuda"):
+        assert precision._backends() == before
+    for reduced in ("tf32", "bf16"):
+        with pytest.raises(RuntimeError, match="COMPANION_PRECISION_SCOPE=0"):
+            with precision.scope(reduced, "cuda"):
+                pass
+    monkeypatch.delenv("COMPANION_PRECISION_SCOPE")
+    with precision.scope("float32", "cuda"):  # on: the scope sets IEEE float32 (settable without a GPU)
+        assert precision._backends() == ("ieee", "ieee")
+    assert precision._backends() == before
+
+
 # --------------------------------------------------------------------------- choosing it
 def test_an_unknown_precision_is_a_clear_error(monkeypatch):
     for make in (lambda: TrainConfig(precision="fp16"), lambda: pm.ImageRun(precision="fp16"),

@@ -44,6 +44,9 @@ VARIABLES = {
                               "on a GPU); `0`: member by member on a GPU too (companion.train.trainer)",
     "COMPANION_PRECISION": "`tf32` or `bf16`: the runs eligible for a reduced precision train in it at the paper "
                            "profile, kept under their own keys (default `float32`; companion.train.precision)",
+    "COMPANION_PRECISION_SCOPE": "`0`: on a GPU, train without setting the matmul and convolution precision "
+                                 "(torch's defaults), a window's fallback when its precision tests fail; a reduced "
+                                 "precision is then refused (companion.train.precision)",
 }
 
 

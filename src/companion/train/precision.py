@@ -91,10 +91,18 @@ def scope(precision: str, device: Any) -> Iterator[None]:
       autocast keeps in float32 is IEEE). Its weight cache is off: the block spans many optimizer steps (and
       maybe a captured CUDA graph), and a cached bfloat16 copy of a weight would outlive the weight's update.
 
-    On a CPU nothing is set: a CPU computes float32 whatever ``precision`` says.
+    On a CPU nothing is set: a CPU computes float32 whatever ``precision`` says. ``COMPANION_PRECISION_SCOPE=0``
+    sets nothing on a GPU either (torch's defaults: what the runs before this module computed in), the fallback of
+    a GPU window whose precision tests failed (``benchmarks/gpu_window.sh``); a reduced precision is then refused.
     """
     check(precision)
     if torch.device(device).type != "cuda":
+        yield
+        return
+    if runmode.variable("COMPANION_PRECISION_SCOPE") == "0":
+        if precision != "float32":
+            raise RuntimeError(f"precision {precision!r} needs the precision scope, which COMPANION_PRECISION_SCOPE=0 "
+                               "turned off")
         yield
         return
     before = _backends()
