@@ -35,39 +35,30 @@ has() { [[ $stages == *" $1 "* ]]; }
 marker=$(mktemp)  # kept results newer than this are the window's (the machine's copy may not be a git checkout)
 { nvidia-smi -L; "$py" -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"; } \
   > "$out/machine.txt" 2>&1
+# guard VARIABLE SECONDS "-k ..." FILES...: run a feature's GPU tests; if they fail, turn the feature off with
+# VARIABLE=0 for this call and for a later call on this machine (a marker file), and say so in smoke.txt
+guard() {
+  local var=$1 secs=$2 sel=$3; shift 3
+  timeout "$secs" "$py" -m pytest -q -p no:cacheprovider -k "$sel" "$@" >> "$out/smoke.txt" 2>&1 && return
+  echo "GPU tests of $* failed: the window runs with $var=0" >> "$out/smoke.txt"
+  echo 0 > "/tmp/companion_window_$var"
+}
 if has smoke; then
 COMPANION_CACHE_DIR=/tmp/companion_window_smoke timeout 100 "$py" -m companion run $chapters synthesis \
   --profile smoke --device cuda --jobs "$jobs" --time-limit 90 > "$out/smoke.txt" 2>&1
 echo "smoke exit $?" >> "$out/smoke.txt"
-# the tests that need a GPU (the captured step against eager training; Kumar et al.'s nets on the device)
-timeout 90 "$py" -m pytest -q -p no:cacheprovider -k "gpu or device" tests/test_graph.py tests/test_lazy_rich.py \
-  >> "$out/smoke.txt" 2>&1
-if (( $? != 0 )); then  # a replayed step that does not equal the eager one must not compute kept results
-  export COMPANION_CUDA_GRAPHS=0
-  echo "GPU tests failed: the window trains eagerly (COMPANION_CUDA_GRAPHS=0)" >> "$out/smoke.txt"
-  echo 0 > /tmp/companion_window_graphs  # a second call on this machine trains eagerly too
-fi
+# a replayed step that does not equal the eager one must not compute kept results (Kumar et al.'s nets on the
+# device are checked with it)
+guard COMPANION_CUDA_GRAPHS 90 "gpu or device" tests/test_graph.py tests/test_lazy_rich.py
 # a batch evaluated at once against member by member, on the device
-timeout 60 "$py" -m pytest -q -p no:cacheprovider -k "gpu" tests/test_batched_eval.py >> "$out/smoke.txt" 2>&1
-if (( $? != 0 )); then
-  export COMPANION_BATCHED_EVAL=0
-  echo "batched evaluation test failed: the window evaluates member by member (COMPANION_BATCHED_EVAL=0)" \
-    >> "$out/smoke.txt"
-  echo 0 > /tmp/companion_window_batched_eval
+guard COMPANION_BATCHED_EVAL 60 gpu tests/test_batched_eval.py
+# the precision scope (IEEE float32 for matmuls and convolutions; TF32 and bf16 where asked): every GPU run trains
+# inside it, so a scope that fails there must not take the window's runs with it
+guard COMPANION_PRECISION_SCOPE 60 gpu tests/test_precision.py
 fi
-# the precision scope on the device (IEEE float32 for matmuls and convolutions; TF32 and bf16 where asked): every
-# GPU run trains inside it, so a scope that fails there must not take the window's runs with it
-timeout 60 "$py" -m pytest -q -p no:cacheprovider -k "gpu" tests/test_precision.py >> "$out/smoke.txt" 2>&1
-if (( $? != 0 )); then
-  export COMPANION_PRECISION_SCOPE=0
-  echo "precision test failed: the window trains at torch's default precision (COMPANION_PRECISION_SCOPE=0)" \
-    >> "$out/smoke.txt"
-  echo 0 > /tmp/companion_window_precision
-fi
-fi
-[ -f /tmp/companion_window_graphs ] && export COMPANION_CUDA_GRAPHS=0
-[ -f /tmp/companion_window_batched_eval ] && export COMPANION_BATCHED_EVAL=0
-[ -f /tmp/companion_window_precision ] && export COMPANION_PRECISION_SCOPE=0
+for var in COMPANION_CUDA_GRAPHS COMPANION_BATCHED_EVAL COMPANION_PRECISION_SCOPE; do
+  [ -f "/tmp/companion_window_$var" ] && export "$var=0"
+done
 if has bench; then
 timeout 90 "$py" benchmarks/gpu_window.py --device cuda --seconds 75 > "$out/gpu_window.txt" 2>&1
 cp benchmarks/gpu_window.json "$out/" 2>/dev/null
